@@ -1,0 +1,536 @@
+/* telemem.h - the public C API of Telemem, the only header a user includes. */
+#ifndef TELEMEM_H
+#define TELEMEM_H
+
+/**
+ * @file telemem.h
+ * @brief Telemem: one-sided communication (put, get, quiet, barrier,
+ *        collectives, active messages) carried out by polling over
+ *        two-sided active messages.
+ *
+ * Model.  A job has telemem_nranks() ranks.  Each rank exposes memory as a
+ * *target*: blocks from telemem_malloc_all() and ranges given to
+ * telemem_register().  Any other rank (the *initiator*) may put data into
+ * that memory or get data from it.  The target's CPU applies each request
+ * inside its poll loop: whenever the target calls any Telemem function that
+ * waits, or telemem_poll().  A rank that computes for a long time without
+ * calling Telemem delays the requests sent to it (it never loses them).
+ *
+ * Status.  Every function returning int returns TELEMEM_OK (0) on success or
+ * a negative TELEMEM_ERR_* code; telemem_strerror() turns it into text.
+ * telemem_rank() and telemem_nranks() are the exceptions (they return the
+ * value, or a negative code before initialization).
+ *
+ * Ordering.  Operations issued by one rank to one target are applied at the
+ * target in issue order (puts, gets, active messages alike).  Nothing is
+ * promised about operations from different initiators.
+ *
+ * Threads.  Telemem is single-threaded in this release: call it from one
+ * thread per process (the one that called telemem_initialize()).
+ *
+ * Errors at the target.  A put or get whose remote range is not entirely
+ * inside one region the target knows (telemem_malloc_all() or
+ * telemem_register()) is refused by the target: nothing is written, and the
+ * initiator gets TELEMEM_ERR_OUT_OF_RANGE from the call itself (blocking
+ * get, telemem_wait()) or, at the latest, from the next telemem_quiet() or
+ * telemem_fence() covering that target.  The job carries on normally.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define TELEMEM_API __attribute__((visibility("default")))
+#else
+#define TELEMEM_API
+#endif
+
+#define TELEMEM_VERSION_MAJOR 0
+#define TELEMEM_VERSION_MINOR 1
+#define TELEMEM_VERSION_PATCH 0
+
+/* ------------------------------------------------------------------------ */
+/** @name Status codes */
+/**@{*/
+
+/**
+ * Return codes.  TELEMEM_OK is 0, TELEMEM_INPROGRESS is 1, every error is
+ * negative.  The list is generated from src/util/status_list.h, which also
+ * produces telemem_strerror(); a test keeps the two equal.
+ */
+typedef enum telemem_status {
+    TELEMEM_OK = 0,                  /**< success */
+    TELEMEM_INPROGRESS = 1,          /**< started, not finished (internal) */
+    TELEMEM_ERR_INVALID_ARG = -1,    /**< bad argument: NULL, rank, size */
+    TELEMEM_ERR_NOT_INITIALIZED = -2, /**< before initialize / after finalize */
+    TELEMEM_ERR_ALREADY_INITIALIZED = -3, /**< initialize called twice */
+    TELEMEM_ERR_OUT_OF_RANGE = -4,   /**< target refused: outside its regions */
+    TELEMEM_ERR_NO_MEMORY = -5,      /**< allocation failed */
+    TELEMEM_ERR_TIMED_OUT = -6,      /**< a wait exceeded TELEMEM_TIMEOUT */
+    TELEMEM_ERR_PEER_DEAD = -7,      /**< a peer process has died */
+    TELEMEM_ERR_TRANSPORT = -8,      /**< the transport failed */
+    TELEMEM_ERR_UNSUPPORTED = -9,    /**< not supported by this build/transport */
+    TELEMEM_ERR_BOOTSTRAP = -10,     /**< launcher / key-value store failure */
+    TELEMEM_ERR_CONFIG = -11,        /**< bad TELEMEM_* setting */
+    TELEMEM_ERR_IN_HANDLER = -12,    /**< call not allowed inside an AM handler */
+    TELEMEM_ERR_AGAIN = -13,         /**< internal back-pressure; never returned */
+    TELEMEM_ERR_PROTOCOL = -14,      /**< malformed or unexpected message */
+    TELEMEM_ERR_UNREACHABLE = -15,   /**< no transport reaches that rank */
+    TELEMEM_ERR_NOT_FOUND = -16      /**< no such region / handle / block */
+} telemem_status_t;
+
+/**
+ * Text for a status code.
+ * @return a static string, never NULL (unknown codes give "unknown status").
+ * Callable at any time, before initialization too, from any thread.
+ */
+TELEMEM_API const char *telemem_strerror(int status);
+
+/**
+ * Symbolic name of a status code ("TELEMEM_ERR_OUT_OF_RANGE").
+ * @return a static string, never NULL.
+ */
+TELEMEM_API const char *telemem_status_name(int status);
+/**@}*/
+
+/* ------------------------------------------------------------------------ */
+/** @name Job control */
+/**@{*/
+
+/**
+ * Start Telemem in this process.  Collective over all ranks of the job.
+ *
+ * Reads the TELEMEM_* environment once (see the README table), joins the
+ * job started by telemem-run (or runs as a single rank when started without
+ * a launcher), and opens the transports.
+ *
+ * @param argc, argv  the program's arguments; may be NULL.  They are not
+ *                    modified in this release.
+ * @retval TELEMEM_OK                      initialized
+ * @retval TELEMEM_ERR_ALREADY_INITIALIZED called twice without finalize
+ * @retval TELEMEM_ERR_CONFIG              a TELEMEM_* variable is invalid
+ *                                         (the message names it)
+ * @retval TELEMEM_ERR_BOOTSTRAP           the launcher could not be reached
+ * @retval TELEMEM_ERR_TRANSPORT, TELEMEM_ERR_NO_MEMORY  set-up failed
+ * After a failure the library is not initialized and may be initialized
+ * again.
+ */
+TELEMEM_API int telemem_initialize(int *argc, char ***argv);
+
+/**
+ * Stop Telemem.  Collective: completes this rank's operations (as
+ * telemem_quiet()), synchronises with all ranks (so that no rank leaves
+ * while others may still address it), frees every block of
+ * telemem_malloc_all(), and closes the transports.
+ * @retval TELEMEM_OK
+ * @retval TELEMEM_ERR_NOT_INITIALIZED
+ * @retval any error of telemem_quiet() / telemem_barrier(); the library is
+ *         shut down in every case.
+ */
+TELEMEM_API int telemem_finalize(void);
+
+/** This process's rank in [0, telemem_nranks()), or
+ *  TELEMEM_ERR_NOT_INITIALIZED. */
+TELEMEM_API int telemem_rank(void);
+
+/** Number of ranks in the job, or TELEMEM_ERR_NOT_INITIALIZED. */
+TELEMEM_API int telemem_nranks(void);
+
+/** Library version, "major.minor.patch". Never NULL. */
+TELEMEM_API const char *telemem_version(void);
+
+/**
+ * Name of the transport that carries traffic to @p rank ("shm", "loop").
+ * @return a static string; "none" if @p rank is out of range or the
+ *         library is not initialized.
+ */
+TELEMEM_API const char *telemem_transport_name(int rank);
+
+/**
+ * Every configuration value in effect, one "NAME = value (default|set)"
+ * line each, as TELEMEM_PRINT_CONFIG=1 prints it.  Benchmarks print it in
+ * their header.
+ * @return a string owned by the library, valid until telemem_finalize();
+ *         "" before initialization.
+ */
+TELEMEM_API const char *telemem_config_string(void);
+/**@}*/
+
+/* ------------------------------------------------------------------------ */
+/** @name Memory */
+/**@{*/
+
+/**
+ * Collectively allocate one block per rank and learn every rank's address.
+ *
+ * Every rank calls it (in the same order as other collectives) with its own
+ * size; sizes may differ and 0 is allowed (the block then has a unique
+ * address and accepts only 0-byte operations).  On return, bases[i] is rank
+ * i's block, and every block is a valid target.  Blocks are aligned to 64
+ * bytes and are not initialised.
+ *
+ * @param bytes  this rank's size
+ * @param bases  array of telemem_nranks() pointers, filled on success
+ * @retval TELEMEM_OK
+ * @retval TELEMEM_ERR_INVALID_ARG  bases is NULL
+ * @retval TELEMEM_ERR_NO_MEMORY    this rank could not allocate (the other
+ *                                  ranks get TELEMEM_ERR_NO_MEMORY too)
+ * @retval TELEMEM_ERR_NOT_INITIALIZED, TELEMEM_ERR_IN_HANDLER
+ * @retval a collective's errors (TELEMEM_ERR_PEER_DEAD, _TIMED_OUT)
+ */
+TELEMEM_API int telemem_malloc_all(size_t bytes, void **bases);
+
+/**
+ * Collectively free blocks of telemem_malloc_all().  Each rank passes its
+ * own block from the same call.  Completes this rank's operations
+ * (telemem_quiet()) and synchronises all ranks before freeing, so no rank
+ * still writes into a freed block.
+ * @retval TELEMEM_OK
+ * @retval TELEMEM_ERR_NOT_FOUND     @p mine is not a block of this rank
+ * @retval TELEMEM_ERR_INVALID_ARG   @p mine is NULL
+ * @retval TELEMEM_ERR_NOT_INITIALIZED, TELEMEM_ERR_IN_HANDLER, and the
+ *         errors of telemem_quiet()/telemem_barrier()
+ */
+TELEMEM_API int telemem_free_all(void *mine);
+
+/**
+ * Make local memory [addr, addr+bytes) a valid target for other ranks'
+ * puts and gets.  Bookkeeping only: nothing is pinned or copied, and the
+ * memory stays the caller's.  Not collective: peers must learn the address
+ * by other means (telemem_allgather(), an active message).
+ * @retval TELEMEM_OK
+ * @retval TELEMEM_ERR_INVALID_ARG  addr NULL, bytes 0, the range wraps, or
+ *                                  it overlaps a region already known
+ * @retval TELEMEM_ERR_NO_MEMORY, TELEMEM_ERR_NOT_INITIALIZED
+ */
+TELEMEM_API int telemem_register(void *addr, size_t bytes);
+
+/**
+ * Forget a region given to telemem_register() (by its start address).
+ * Later requests into it are refused.  Requests already applied are not
+ * undone; call it only when peers have stopped addressing the region.
+ * @retval TELEMEM_OK
+ * @retval TELEMEM_ERR_NOT_FOUND    no registered region starts at @p addr
+ *                                  (blocks of telemem_malloc_all() are
+ *                                  released only by telemem_free_all())
+ * @retval TELEMEM_ERR_INVALID_ARG, TELEMEM_ERR_NOT_INITIALIZED
+ */
+TELEMEM_API int telemem_deregister(void *addr);
+/**@}*/
+
+/* ------------------------------------------------------------------------ */
+/** @name Blocking one-sided operations */
+/**@{*/
+
+/**
+ * Copy @p bytes from local @p local_src into rank @p rank's memory at
+ * @p remote_dst.
+ *
+ * Returns when @p local_src may be reused (the data has been copied into
+ * message buffers or handed to the target).  The data is *complete at the
+ * target* only after telemem_quiet() or telemem_fence(rank).  A put to the
+ * calling rank itself is a local copy (still checked against its regions).
+ *
+ * @retval TELEMEM_OK
+ * @retval TELEMEM_ERR_INVALID_ARG   rank out of range, NULL pointer with
+ *                                   bytes > 0, address range that wraps
+ * @retval TELEMEM_ERR_OUT_OF_RANGE  (self put only) outside own regions;
+ *                                   for remote targets this is reported by
+ *                                   the next quiet/fence
+ * @retval TELEMEM_ERR_NOT_INITIALIZED, TELEMEM_ERR_IN_HANDLER,
+ *         TELEMEM_ERR_PEER_DEAD, TELEMEM_ERR_TIMED_OUT
+ */
+TELEMEM_API int telemem_put(int rank, void *remote_dst, const void *local_src,
+                            size_t bytes);
+
+/**
+ * Copy @p bytes from rank @p rank's memory at @p remote_src into local
+ * @p local_dst.  Returns when @p local_dst holds the data.
+ * @retval TELEMEM_OK
+ * @retval TELEMEM_ERR_OUT_OF_RANGE  the target refused the range; nothing
+ *                                   was written to @p local_dst
+ * @retval TELEMEM_ERR_INVALID_ARG, TELEMEM_ERR_NOT_INITIALIZED,
+ *         TELEMEM_ERR_IN_HANDLER, TELEMEM_ERR_PEER_DEAD,
+ *         TELEMEM_ERR_TIMED_OUT
+ */
+TELEMEM_API int telemem_get(int rank, void *local_dst, const void *remote_src,
+                            size_t bytes);
+
+/**
+ * Wait until every put, put_nbi, get_nbi and active-message request this
+ * rank issued before the call is complete at its target (applied, or
+ * refused).  Keeps serving incoming requests while it waits.
+ * @retval TELEMEM_OK
+ * @retval TELEMEM_ERR_OUT_OF_RANGE  a target refused one of those
+ *                                   operations since the previous
+ *                                   quiet/fence (the others are complete)
+ * @retval TELEMEM_ERR_NOT_INITIALIZED, TELEMEM_ERR_IN_HANDLER,
+ *         TELEMEM_ERR_PEER_DEAD, TELEMEM_ERR_TIMED_OUT
+ */
+TELEMEM_API int telemem_quiet(void);
+
+/**
+ * telemem_quiet() for one target: every earlier operation of this rank to
+ * @p rank is complete at @p rank.  Same return values, plus
+ * TELEMEM_ERR_INVALID_ARG for a rank out of range.
+ */
+TELEMEM_API int telemem_fence(int rank);
+
+/**
+ * Synchronise all ranks: returns when every rank has entered the barrier.
+ * Does NOT imply quiet: call telemem_quiet() first to make this rank's
+ * puts visible to ranks leaving the barrier (the paper's alltoall does
+ * both).
+ * @retval TELEMEM_OK
+ * @retval TELEMEM_ERR_NOT_INITIALIZED, TELEMEM_ERR_IN_HANDLER,
+ *         TELEMEM_ERR_PEER_DEAD, TELEMEM_ERR_TIMED_OUT
+ */
+TELEMEM_API int telemem_barrier(void);
+
+/**
+ * Serve incoming requests (apply puts, answer gets, run active-message
+ * handlers) and push queued outgoing data.  Never blocks.
+ * @return the number of events handled (>= 0), or
+ *         TELEMEM_ERR_NOT_INITIALIZED / TELEMEM_ERR_IN_HANDLER /
+ *         TELEMEM_ERR_TRANSPORT.
+ */
+TELEMEM_API int telemem_poll(void);
+/**@}*/
+
+/* ------------------------------------------------------------------------ */
+/** @name Non-blocking one-sided operations */
+/**@{*/
+
+/**
+ * Handle of a non-blocking operation.  Opaque; copy it by value.  Every
+ * handle must be completed once with telemem_wait() or telemem_test()
+ * (until it reports done); after that it is spent, and waiting on it again
+ * returns TELEMEM_OK at once.  TELEMEM_HANDLE_NULL is an always-complete
+ * handle.
+ */
+typedef struct telemem_handle {
+    uint32_t index_;      /* private */
+    uint32_t generation_; /* private */
+} telemem_handle_t;
+
+/** A handle that is always complete. */
+#define TELEMEM_HANDLE_NULL ((telemem_handle_t){0u, 0u})
+
+/**
+ * Start a put.  @p local_src must not be modified until the handle
+ * completes.  telemem_wait() returns when the data is complete *at the
+ * target* (stronger than telemem_put()), with the target's verdict.
+ * @p h is set only on success.
+ * @retval TELEMEM_OK  started (or already finished)
+ * @retval the argument errors of telemem_put(); TELEMEM_ERR_NO_MEMORY
+ */
+TELEMEM_API int telemem_put_nb(int rank, void *remote_dst,
+                               const void *local_src, size_t bytes,
+                               telemem_handle_t *h);
+
+/**
+ * Start a get.  @p local_dst holds the data when the handle completes;
+ * until then it must not be read or written.
+ * @retval as telemem_put_nb()
+ */
+TELEMEM_API int telemem_get_nb(int rank, void *local_dst,
+                               const void *remote_src, size_t bytes,
+                               telemem_handle_t *h);
+
+/**
+ * Wait for a handle to complete (serving requests meanwhile).  The handle
+ * is spent afterwards.
+ * @retval TELEMEM_OK
+ * @retval TELEMEM_ERR_OUT_OF_RANGE  the target refused the operation
+ * @retval TELEMEM_ERR_INVALID_ARG   @p h is NULL
+ * @retval TELEMEM_ERR_NOT_INITIALIZED, TELEMEM_ERR_IN_HANDLER,
+ *         TELEMEM_ERR_PEER_DEAD, TELEMEM_ERR_TIMED_OUT
+ */
+TELEMEM_API int telemem_wait(telemem_handle_t *h);
+
+/**
+ * Poll once and report whether the handle is complete.  When *done is set
+ * to 1, the handle is spent and the return value is the operation's
+ * verdict (as telemem_wait()).  *done is 0 while it runs (return
+ * TELEMEM_OK).
+ * @retval as telemem_wait(); TELEMEM_ERR_INVALID_ARG if h or done is NULL
+ */
+TELEMEM_API int telemem_test(telemem_handle_t *h, int *done);
+
+/**
+ * Start a put completed by telemem_quiet() / telemem_fence(): no handle.
+ * @p local_src must not be modified until that quiet or fence returns.
+ * @retval as telemem_put()
+ */
+TELEMEM_API int telemem_put_nbi(int rank, void *remote_dst,
+                                const void *local_src, size_t bytes);
+
+/**
+ * Start a get completed by telemem_quiet() / telemem_fence(rank):
+ * @p local_dst holds the data when it returns.  A refused get makes that
+ * quiet return TELEMEM_ERR_OUT_OF_RANGE.
+ * @retval as telemem_get()
+ */
+TELEMEM_API int telemem_get_nbi(int rank, void *local_dst,
+                                const void *remote_src, size_t bytes);
+/**@}*/
+
+/* ------------------------------------------------------------------------ */
+/** @name Collectives
+ * Every rank calls the same collectives in the same order.  They are
+ * carried out with active messages and keep serving requests while they
+ * wait.  None of them implies quiet.
+ */
+/**@{*/
+
+/** Element types of telemem_allreduce(). */
+typedef enum telemem_type {
+    TELEMEM_INT32 = 0,
+    TELEMEM_INT64 = 1,
+    TELEMEM_UINT64 = 2,
+    TELEMEM_FLOAT = 3,
+    TELEMEM_DOUBLE = 4
+} telemem_type_t;
+
+/** Reduction operators of telemem_allreduce(). */
+typedef enum telemem_op {
+    TELEMEM_SUM = 0,
+    TELEMEM_MIN = 1,
+    TELEMEM_MAX = 2
+} telemem_op_t;
+
+/**
+ * Copy @p bytes of @p buf on rank @p root into @p buf on every rank.
+ * @retval TELEMEM_OK
+ * @retval TELEMEM_ERR_INVALID_ARG  root out of range, buf NULL with bytes>0
+ * @retval TELEMEM_ERR_NOT_INITIALIZED, TELEMEM_ERR_IN_HANDLER,
+ *         TELEMEM_ERR_PEER_DEAD, TELEMEM_ERR_TIMED_OUT, _NO_MEMORY
+ */
+TELEMEM_API int telemem_broadcast(void *buf, size_t bytes, int root);
+
+/**
+ * Combine @p count elements of @p buf over all ranks with @p op; every
+ * rank receives the result in @p buf.  Results are identical on every rank
+ * (a fixed combination order, so floating-point sums agree bit for bit).
+ * @retval TELEMEM_OK
+ * @retval TELEMEM_ERR_INVALID_ARG  unknown type/op, buf NULL with count>0,
+ *                                  count*size overflows
+ * @retval the errors of telemem_broadcast()
+ */
+TELEMEM_API int telemem_allreduce(void *buf, size_t count, telemem_type_t type,
+                                  telemem_op_t op);
+
+/**
+ * Every rank contributes @p bytes_per_rank bytes from @p in; on return
+ * @p out holds all contributions in rank order (nranks * bytes_per_rank
+ * bytes).  @p in and @p out must not overlap.
+ * @retval as telemem_broadcast()
+ */
+TELEMEM_API int telemem_allgather(const void *in, void *out,
+                                  size_t bytes_per_rank);
+/**@}*/
+
+/* ------------------------------------------------------------------------ */
+/** @name Active messages
+ *
+ * A request names a handler registered on the target rank, carries up to
+ * TELEMEM_AM_MAX_ARGS 32-bit arguments and a payload of any size (large
+ * payloads are fragmented and reassembled transparently), and runs the
+ * handler inside the target's poll loop.  A handler may send one reply to
+ * the requester with telemem_am_reply(); it must not block or call other
+ * Telemem communication functions (they return TELEMEM_ERR_IN_HANDLER).
+ *
+ * Handlers run in issue order per sender, interleaved with that sender's
+ * puts and gets.  telemem_quiet() also waits until earlier requests have
+ * been handled.
+ */
+/**@{*/
+
+#define TELEMEM_AM_MAX_ARGS 16     /**< 32-bit arguments per message */
+#define TELEMEM_AM_MAX_HANDLERS 256 /**< handler ids are 0..255 */
+
+/** Identifies the message being handled; valid only inside the handler. */
+typedef struct telemem_am_token *telemem_am_token_t;
+
+/**
+ * An active-message handler.
+ * @param token    the message (for telemem_am_reply(), _source())
+ * @param payload  the payload, 8-byte aligned, valid only during the call
+ *                 (NULL when @p bytes is 0)
+ * @param bytes    payload size
+ * @param args     the arguments (valid during the call)
+ * @param nargs    number of arguments, 0..TELEMEM_AM_MAX_ARGS
+ * @param ctx      the pointer given at registration
+ */
+typedef void (*telemem_am_handler_t)(telemem_am_token_t token, void *payload,
+                                     size_t bytes, const uint32_t *args,
+                                     unsigned nargs, void *ctx);
+
+/**
+ * Install @p fn as handler @p id (0..TELEMEM_AM_MAX_HANDLERS-1) on this
+ * rank, replacing any earlier one.  Not collective, but a request must not
+ * reach a rank before that rank has registered the handler (register, then
+ * telemem_barrier()).  A request for an unregistered id is dropped and
+ * logged at the target, and the sender's next quiet returns
+ * TELEMEM_ERR_NOT_FOUND.
+ * @retval TELEMEM_OK
+ * @retval TELEMEM_ERR_INVALID_ARG  id out of range or fn NULL
+ * @retval TELEMEM_ERR_NOT_INITIALIZED
+ */
+TELEMEM_API int telemem_am_register(int id, telemem_am_handler_t fn,
+                                    void *ctx);
+
+/**
+ * Install @p fn under the lowest free handler id, set in *id_p.
+ * @retval TELEMEM_OK
+ * @retval TELEMEM_ERR_INVALID_ARG   fn or id_p NULL
+ * @retval TELEMEM_ERR_NO_MEMORY     all ids are taken
+ * @retval TELEMEM_ERR_NOT_INITIALIZED
+ */
+TELEMEM_API int telemem_am_register_any(telemem_am_handler_t fn, void *ctx,
+                                        int *id_p);
+
+/**
+ * Send a request to handler @p id on @p rank (the calling rank included).
+ * Returns when @p payload and @p args may be reused.  The handler runs
+ * when the target polls.
+ * @retval TELEMEM_OK
+ * @retval TELEMEM_ERR_INVALID_ARG  rank/id out of range, nargs too large,
+ *                                  NULL payload with bytes > 0, NULL args
+ *                                  with nargs > 0
+ * @retval TELEMEM_ERR_NOT_INITIALIZED, TELEMEM_ERR_IN_HANDLER,
+ *         TELEMEM_ERR_PEER_DEAD, TELEMEM_ERR_TIMED_OUT, _NO_MEMORY
+ */
+TELEMEM_API int telemem_am_request(int rank, int id, const void *payload,
+                                   size_t bytes, const uint32_t *args,
+                                   unsigned nargs);
+
+/**
+ * From inside a request handler, send one reply to the requester's handler
+ * @p id.  Never blocks: when buffers are short the reply is copied and
+ * queued.  Replies cannot be replied to.
+ * @retval TELEMEM_OK
+ * @retval TELEMEM_ERR_INVALID_ARG  token NULL or not a request's token,
+ *                                  second reply, bad id/args/payload
+ * @retval TELEMEM_ERR_NO_MEMORY
+ */
+TELEMEM_API int telemem_am_reply(telemem_am_token_t token, int id,
+                                 const void *payload, size_t bytes,
+                                 const uint32_t *args, unsigned nargs);
+
+/**
+ * The rank that sent the message being handled.
+ * @retval TELEMEM_OK, TELEMEM_ERR_INVALID_ARG (NULL token or rank_p)
+ */
+TELEMEM_API int telemem_am_source(telemem_am_token_t token, int *rank_p);
+/**@}*/
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TELEMEM_H */

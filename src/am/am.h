@@ -1,0 +1,96 @@
+/* am.h - the active-message engine's interface to core: peers and their
+ * transports, ordered per-peer send queues with transparent fragmentation,
+ * and dispatch of received messages by type. */
+#ifndef TLM_AM_H
+#define TLM_AM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "am/am_wire.h"
+#include "backends/transport.h"
+#include "util/util.h"
+
+/* Handler of one internal message type: src rank, whole message. */
+typedef void (*tlm_am_dispatch_fn_t)(int src, const void *msg, size_t len);
+
+typedef struct tlm_am_sendop tlm_am_sendop_t;
+typedef void (*tlm_am_done_fn_t)(tlm_am_sendop_t *op, int status);
+
+/* A queued outgoing message or fragmented stream.  The header template is
+ * copied for each fragment; for fragmentable types its `offset` field is
+ * set per fragment and `data`+offset follows it. */
+struct tlm_am_sendop {
+    tlm_am_sendop_t *next;
+    uint64_t hdr[TLM_AM_MAX_HDR / 8];
+    uint32_t hdr_len;
+    bool frag;          /* header is a tlm_am_frag_hdr_t: stream data */
+    bool sent;          /* every fragment handed to the transport */
+    int status;         /* first send error, else TELEMEM_OK */
+    const uint8_t *data;
+    size_t total;       /* bytes of data (frag) or payload (single) */
+    size_t cursor;      /* next offset to send */
+    void *owned;        /* freed when done (engine copies) */
+    tlm_am_done_fn_t done; /* NULL: caller watches `sent` */
+    void *done_arg;
+};
+
+typedef struct tlm_am_peer {
+    tlm_transport_t *tp;
+    size_t max_msg;
+    tlm_am_sendop_t *qhead, *qtail;
+    struct tlm_am_peer *pending_next;
+    bool pending;
+    int rank;
+} tlm_am_peer_t;
+
+typedef struct tlm_am {
+    tlm_am_peer_t *peers;      /* by rank */
+    int nranks, rank;
+    tlm_transport_t *tps[4];   /* open transports, progressed in order */
+    int ntps;
+    tlm_am_peer_t *pending;    /* peers with queued sends */
+    tlm_am_dispatch_fn_t handlers[TLM_AM_NTYPES];
+    unsigned long protocol_errors;
+} tlm_am_t;
+
+extern tlm_am_t tlm_am;
+
+int tlm_am_init(int rank, int nranks);
+/* Add an opened transport; it carries traffic to ranks with reach[r]. */
+int tlm_am_add_transport(tlm_transport_t *tp, const bool *reach);
+/* Ranks no transport reaches: TELEMEM_ERR_UNREACHABLE with a message. */
+int tlm_am_check_reach(void);
+void tlm_am_fini(void);
+void tlm_am_set_handler(int type, tlm_am_dispatch_fn_t fn);
+/* The transports' deliver upcall. */
+void tlm_am_deliver(void *arg, int src, const void *msg, size_t len);
+
+/* Send one message (hdr + len bytes of data, hdr+len <= max_msg).  Never
+ * blocks; on back-pressure the message is copied and queued in order.
+ * TELEMEM_OK or an error (TELEMEM_ERR_NO_MEMORY, _PEER_DEAD, ...). */
+int tlm_am_send_ctrl(int peer, const void *hdr, size_t hdr_len,
+                     const void *data, size_t len);
+/* Copy data and queue it as one message (frag false, len must fit) or a
+ * fragmented stream (frag true); the copy is freed once sent. */
+int tlm_am_post_copy(int peer, const void *hdr, size_t hdr_len, bool frag,
+                     const void *data, size_t len);
+/* Queue a stream (in order behind earlier sends) and push what fits now.
+ * op->sent becomes true (and op->done runs) once every fragment is out. */
+int tlm_am_post(int peer, tlm_am_sendop_t *op);
+/* Take a not-yet-sent op out of its queue (caller gives up waiting). */
+void tlm_am_cancel(int peer, tlm_am_sendop_t *op);
+/* Progress every transport, then push queued sends.  Events or error. */
+int tlm_am_progress(void);
+int tlm_am_peer_alive(int peer);
+/* Payload bytes of one message to peer after a header of hdr_len. */
+size_t tlm_am_max_payload(int peer, size_t hdr_len);
+
+/* Fill a sendop for a fragmentable stream with header template. */
+void tlm_am_sendop_init(tlm_am_sendop_t *op, const void *hdr, size_t hdr_len,
+                        bool frag, const void *data, size_t total);
+
+#include "am/am_inl.h"
+
+#endif

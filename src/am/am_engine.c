@@ -1,0 +1,275 @@
+/* am_engine.c - the active-message engine: transport per peer, ordered
+ * per-peer send queues, fragmentation of streams into transport-sized
+ * messages, and dispatch of received messages to the handler of their type. */
+#define TLM_LOG_SUBSYS "am"
+#include <stdlib.h>
+#include <string.h>
+
+#include "telemem.h"
+#include "am/am.h"
+#include "util/log.h"
+#include "util/util.h"
+
+tlm_am_t tlm_am;
+
+int tlm_am_init(int rank, int nranks)
+{
+    memset(&tlm_am, 0, sizeof(tlm_am));
+    tlm_am.peers = calloc((size_t)nranks, sizeof(tlm_am_peer_t));
+    if (!tlm_am.peers)
+        return TELEMEM_ERR_NO_MEMORY;
+    tlm_am.rank = rank;
+    tlm_am.nranks = nranks;
+    for (int r = 0; r < nranks; r++)
+        tlm_am.peers[r].rank = r;
+    return TELEMEM_OK;
+}
+
+int tlm_am_add_transport(tlm_transport_t *tp, const bool *reach)
+{
+    int rc = tlm_backend_check(tp);
+    if (rc != TELEMEM_OK)
+        return rc;
+    if (tlm_am.ntps == (int)TLM_ARRAY_SIZE(tlm_am.tps))
+        return TELEMEM_ERR_TRANSPORT;
+    tlm_am.tps[tlm_am.ntps++] = tp;
+    for (int r = 0; r < tlm_am.nranks; r++) {
+        if (reach[r] && !tlm_am.peers[r].tp) {
+            tlm_am.peers[r].tp = tp;
+            tlm_am.peers[r].max_msg = tp->max_msg;
+        }
+    }
+    return TELEMEM_OK;
+}
+
+int tlm_am_check_reach(void)
+{
+    for (int r = 0; r < tlm_am.nranks; r++) {
+        if (!tlm_am.peers[r].tp) {
+            tlm_error("no transport reaches rank %d (ranks on other hosts "
+                      "need a network transport)", r);
+            return TELEMEM_ERR_UNREACHABLE;
+        }
+    }
+    return TELEMEM_OK;
+}
+
+static void finish(tlm_am_sendop_t *op, int status)
+{
+    op->sent = true;
+    if (op->status == TELEMEM_OK)
+        op->status = status;
+    if (op->done)
+        op->done(op, op->status);
+}
+
+void tlm_am_fini(void)
+{
+    /* Ops still queued get an error so their owners can free them. */
+    for (int r = 0; tlm_am.peers && r < tlm_am.nranks; r++) {
+        tlm_am_peer_t *p = &tlm_am.peers[r];
+        while (p->qhead) {
+            tlm_am_sendop_t *op = p->qhead;
+            p->qhead = op->next;
+            finish(op, TELEMEM_ERR_NOT_INITIALIZED);
+        }
+    }
+    for (int i = tlm_am.ntps - 1; i >= 0; i--)
+        tlm_transport_close(tlm_am.tps[i]);
+    free(tlm_am.peers);
+    memset(&tlm_am, 0, sizeof(tlm_am));
+}
+
+void tlm_am_set_handler(int type, tlm_am_dispatch_fn_t fn)
+{
+    tlm_am.handlers[type] = fn;
+}
+
+void tlm_am_deliver(void *arg, int src, const void *msg, size_t len)
+{
+    const tlm_am_hdr_t *h = msg;
+    if (TLM_UNLIKELY(len < sizeof(*h) || h->type == 0 ||
+                     h->type >= TLM_AM_NTYPES || !tlm_am.handlers[h->type] ||
+                     src < 0 || src >= tlm_am.nranks)) {
+        tlm_am.protocol_errors++;
+        tlm_warn("dropped a malformed message from rank %d (%zu bytes, type "
+                 "%u)", src, len, len ? ((const uint8_t *)msg)[0] : 0u);
+        return;
+    }
+    tlm_am.handlers[h->type](src, msg, len);
+}
+
+size_t tlm_am_max_payload(int peer, size_t hdr_len)
+{
+    return tlm_am.peers[peer].max_msg - hdr_len;
+}
+
+void tlm_am_sendop_init(tlm_am_sendop_t *op, const void *hdr, size_t hdr_len,
+                        bool frag, const void *data, size_t total)
+{
+    op->next = NULL;
+    memcpy(op->hdr, hdr, hdr_len);
+    op->hdr_len = (uint32_t)hdr_len;
+    op->frag = frag;
+    op->sent = false;
+    op->status = TELEMEM_OK;
+    op->data = data;
+    op->total = total;
+    op->cursor = 0;
+    op->owned = NULL;
+    op->done = NULL;
+    op->done_arg = NULL;
+}
+
+/* Push the head op's messages until the transport pushes back.  Returns
+ * messages sent, or TELEMEM_ERR_AGAIN when it had to stop. */
+static int pump_op(tlm_am_peer_t *p, tlm_am_sendop_t *op)
+{
+    int n = 0;
+    size_t room = p->max_msg - op->hdr_len;
+    do {
+        size_t chunk = TLM_MIN(op->total - op->cursor, room);
+        if (op->frag)
+            ((tlm_am_frag_hdr_t *)(void *)op->hdr)->offset = op->cursor;
+        struct iovec iov = {(void *)(uintptr_t)(op->data + op->cursor), chunk};
+        int rc = tlm_transport_send(p->tp, p->rank, op->hdr, op->hdr_len,
+                                    &iov, chunk ? 1 : 0);
+        if (rc == TELEMEM_ERR_AGAIN)
+            return TELEMEM_ERR_AGAIN;
+        if (rc != TELEMEM_OK) {
+            op->status = rc;
+            return n;
+        }
+        op->cursor += chunk;
+        n++;
+    } while (op->cursor < op->total);
+    return n;
+}
+
+static int pump_peer(tlm_am_peer_t *p)
+{
+    int n = 0;
+    while (p->qhead) {
+        tlm_am_sendop_t *op = p->qhead;
+        int rc = pump_op(p, op);
+        if (rc == TELEMEM_ERR_AGAIN)
+            break;
+        n += rc;
+        p->qhead = op->next;
+        if (!p->qhead)
+            p->qtail = NULL;
+        finish(op, TELEMEM_OK);
+    }
+    return n;
+}
+
+static void enqueue(tlm_am_peer_t *p, tlm_am_sendop_t *op)
+{
+    op->next = NULL;
+    if (p->qtail)
+        p->qtail->next = op;
+    else
+        p->qhead = op;
+    p->qtail = op;
+    if (!p->pending) {
+        p->pending = true;
+        p->pending_next = tlm_am.pending;
+        tlm_am.pending = p;
+    }
+}
+
+static void free_owned(tlm_am_sendop_t *op, int status)
+{
+    free(op->owned);
+    free(op);
+}
+
+int tlm_am_post_copy(int peer, const void *hdr, size_t hdr_len, bool frag,
+                     const void *data, size_t len)
+{
+    tlm_am_sendop_t *op = malloc(sizeof(*op));
+    void *copy = len ? malloc(len) : NULL;
+    if (!op || (len && !copy)) {
+        free(op);
+        free(copy);
+        tlm_error("no memory to queue a %zu-byte message to rank %d", len,
+                  peer);
+        return TELEMEM_ERR_NO_MEMORY;
+    }
+    if (len)
+        memcpy(copy, data, len);
+    tlm_am_sendop_init(op, hdr, hdr_len, frag, copy, len);
+    op->owned = copy;
+    op->done = free_owned;
+    return tlm_am_post(peer, op);
+}
+
+int tlm_am_send_ctrl(int peer, const void *hdr, size_t hdr_len,
+                     const void *data, size_t len)
+{
+    int rc = tlm_am_try_send(peer, hdr, hdr_len, data, len);
+    if (rc != TELEMEM_ERR_AGAIN)
+        return rc;
+    return tlm_am_post_copy(peer, hdr, hdr_len, false, data, len);
+}
+
+int tlm_am_post(int peer, tlm_am_sendop_t *op)
+{
+    tlm_am_peer_t *p = &tlm_am.peers[peer];
+    enqueue(p, op);
+    if (p->qhead == op)
+        pump_peer(p);
+    return TELEMEM_OK;
+}
+
+void tlm_am_cancel(int peer, tlm_am_sendop_t *op)
+{
+    tlm_am_peer_t *p = &tlm_am.peers[peer];
+    tlm_am_sendop_t **pp = &p->qhead, *prev = NULL;
+    while (*pp && *pp != op) {
+        prev = *pp;
+        pp = &(*pp)->next;
+    }
+    if (!*pp)
+        return;
+    *pp = op->next;
+    if (p->qtail == op)
+        p->qtail = prev;
+}
+
+static int pump_all(void)
+{
+    int n = 0;
+    tlm_am_peer_t **pp = &tlm_am.pending;
+    while (*pp) {
+        tlm_am_peer_t *p = *pp;
+        n += pump_peer(p);
+        if (!p->qhead) {
+            p->pending = false;
+            *pp = p->pending_next;
+        } else {
+            pp = &p->pending_next;
+        }
+    }
+    return n;
+}
+
+int tlm_am_progress(void)
+{
+    int n = 0;
+    for (int i = 0; i < tlm_am.ntps; i++) {
+        int rc = tlm_transport_progress(tlm_am.tps[i], 64);
+        if (TLM_UNLIKELY(rc < 0))
+            return rc;
+        n += rc;
+    }
+    if (tlm_am.pending)
+        n += pump_all();
+    return n;
+}
+
+int tlm_am_peer_alive(int peer)
+{
+    tlm_am_peer_t *p = &tlm_am.peers[peer];
+    return p->tp ? tlm_transport_peer_alive(p->tp, peer) : TELEMEM_OK;
+}

@@ -1,0 +1,64 @@
+/* am_wire.h - every message's header: fixed size, explicit layout, a version
+ * in the type byte's range.  The protocol is written up in docs/protocol.md. */
+#ifndef TLM_AM_WIRE_H
+#define TLM_AM_WIRE_H
+
+#include <stdint.h>
+
+#define TLM_AM_WIRE_VERSION 1
+
+/* Internal message types.  0 is never valid (zeroed memory is rejected). */
+enum tlm_am_type {
+    TLM_AM_PUT = 1,       /* frag: data for [addr, addr+total) at offset */
+    TLM_AM_GET_REQ = 2,   /* get: id = op, addr, len */
+    TLM_AM_GET_REP = 3,   /* frag: get data for op id at offset */
+    TLM_AM_ACK = 4,       /* op id finished at the target with status */
+    TLM_AM_NACK = 5,      /* an un-acked request was refused: status, range */
+    TLM_AM_FLUSH = 6,     /* id = sequence; answered by FLUSH_ACK */
+    TLM_AM_FLUSH_ACK = 7,
+    TLM_AM_USER = 8,      /* frag: public active message (request/reply) */
+    TLM_AM_COLL = 9,      /* frag: collective data, id = seq, aux = round */
+    TLM_AM_NTYPES = 10
+};
+
+/* flags */
+#define TLM_AM_F_ACK 0x01   /* PUT: answer with ACK after the last fragment */
+#define TLM_AM_F_REPLY 0x02 /* USER: this is a reply */
+
+/* Common prefix of every message: 8 bytes. */
+typedef struct tlm_am_hdr {
+    uint8_t type;
+    uint8_t flags;
+    uint16_t aux;  /* ACK/NACK: status (int16); COLL: round; USER: handler | nargs << 8 */
+    uint32_t id;   /* op id, flush sequence, message id or collective seq */
+} tlm_am_hdr_t;
+
+/* Header of fragmentable messages (PUT, GET_REP, USER, COLL): the payload
+ * of this fragment follows (after the USER arguments). */
+typedef struct tlm_am_frag_hdr {
+    tlm_am_hdr_t h;
+    uint64_t addr;   /* PUT: target address of the whole operation */
+    uint64_t total;  /* payload bytes of the whole operation */
+    uint64_t offset; /* where this fragment's payload goes */
+} tlm_am_frag_hdr_t;
+
+typedef struct tlm_am_get_req {
+    tlm_am_hdr_t h;
+    uint64_t addr;
+    uint64_t len;
+} tlm_am_get_req_t;
+
+typedef struct tlm_am_nack {
+    tlm_am_hdr_t h;
+    uint64_t addr;
+    uint64_t len;
+} tlm_am_nack_t;
+
+_Static_assert(sizeof(tlm_am_hdr_t) == 8, "wire: common header");
+_Static_assert(sizeof(tlm_am_frag_hdr_t) == 32, "wire: fragment header");
+_Static_assert(sizeof(tlm_am_get_req_t) == 24, "wire: get request");
+_Static_assert(sizeof(tlm_am_nack_t) == 24, "wire: nack");
+
+#define TLM_AM_MAX_HDR 128 /* frag header + 16 user arguments + padding */
+
+#endif

@@ -1,0 +1,511 @@
+/* shm_transport.c - the built-in shared-memory transport: one segment per
+ * process holding its inbound descriptor rings (one per local sender) and
+ * its own pool of message buffers; polling only, no system call on the
+ * message path.  Protocol and memory formula: docs/shm.md. */
+#define TLM_LOG_SUBSYS "shm"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "telemem.h"
+#include "backends/transport.h"
+#include "util/log.h"
+#include "util/util.h"
+
+#define SHM_MAGIC 0x544c4d53u /* "TLMS" */
+#define SHM_VERSION 1u
+#define CELL_SIZE 64u
+#define CELL_INLINE 48u
+#define SLOT_INLINE UINT32_MAX
+
+/* One descriptor: written by the sender, seq last (release). */
+typedef struct shm_cell {
+    _Atomic uint32_t seq; /* position + 1 when valid for that lap */
+    uint32_t len;         /* message length */
+    uint32_t slot;        /* sender's buffer index, or SLOT_INLINE */
+    uint32_t pad;
+    uint8_t data[CELL_INLINE];
+} shm_cell_t;
+_Static_assert(sizeof(shm_cell_t) == CELL_SIZE, "cell is one cache line");
+
+/* Ring from one sender to the segment's owner. */
+typedef struct shm_ring {
+    _Atomic uint64_t head; /* consumer position, written by the receiver */
+    uint8_t pad[CELL_SIZE - sizeof(uint64_t)];
+    shm_cell_t cells[];
+} shm_ring_t;
+
+typedef struct shm_seg_hdr {
+    uint32_t magic, version;
+    int32_t rank, nlocal;
+    uint64_t seg_size, buf_size, buf_count, ring_cells;
+    uint64_t off_active, off_rings, ring_stride, off_slot_state, off_bufs;
+} shm_seg_hdr_t;
+
+/* A mapped segment (ours or a peer's). */
+typedef struct shm_map {
+    shm_seg_hdr_t *hdr;
+    _Atomic uint64_t *active;     /* bitmap of local senders with traffic */
+    char *rings;                  /* ring of local index i at i*stride */
+    _Atomic uint32_t *slot_state; /* 1 = in flight, 0 = free */
+    char *bufs;
+    int fd;
+    int rank;
+} shm_map_t;
+
+/* Per local peer, as a sender to it and a receiver from it. */
+typedef struct shm_peer {
+    shm_ring_t *out;       /* my ring inside the peer's segment */
+    uint64_t tail;         /* next position to write in out */
+    uint64_t cached_head;  /* last head read from out */
+    shm_ring_t *in;        /* the peer's ring inside my segment */
+    uint64_t in_pos;       /* next position to read from in */
+    int rank;
+    int local;
+    bool contacted;        /* active bit set in the peer's segment */
+} shm_peer_t;
+
+typedef struct shm_transport {
+    tlm_transport_t super;
+    tlm_deliver_fn_t deliver;
+    void *deliver_arg;
+    int rank, nranks, my_local, nlocal;
+    uint64_t ring_mask, buf_size, buf_count;
+    shm_map_t *maps;          /* by local index */
+    shm_peer_t *peers;        /* by local index */
+    int *local_of_rank;       /* global rank -> local index or -1 */
+    uint32_t *free_slots;     /* stack of my free buffers */
+    uint32_t nfree;
+    uint8_t *inflight;        /* my buffers handed to a receiver */
+    uint32_t next_sender;     /* round-robin start for progress */
+    char name[128];
+} shm_transport_t;
+
+static size_t page_size(void)
+{
+    long p = sysconf(_SC_PAGESIZE);
+    return p > 0 ? (size_t)p : 4096;
+}
+
+static void seg_name(char *buf, size_t n, const char *jobid, int rank)
+{
+    snprintf(buf, n, "/telemem-%s-%d", jobid, rank);
+}
+
+static void layout(shm_seg_hdr_t *h, int nlocal, size_t buf_size,
+                   size_t buf_count, size_t cells)
+{
+    size_t pg = page_size();
+    size_t nwords = ((size_t)nlocal + 63) / 64;
+    h->nlocal = nlocal;
+    h->buf_size = buf_size;
+    h->buf_count = buf_count;
+    h->ring_cells = cells;
+    h->off_active = TLM_ALIGN_UP(sizeof(*h), CELL_SIZE);
+    h->off_rings = TLM_ALIGN_UP(h->off_active + nwords * 8, pg);
+    h->ring_stride = TLM_ALIGN_UP(sizeof(shm_ring_t) + cells * CELL_SIZE, pg);
+    h->off_slot_state = h->off_rings + (size_t)nlocal * h->ring_stride;
+    h->off_bufs = TLM_ALIGN_UP(h->off_slot_state + buf_count * 4, pg);
+    h->seg_size = h->off_bufs + buf_count * buf_size;
+}
+
+static void map_fill(shm_map_t *m, void *base)
+{
+    shm_seg_hdr_t *h = base;
+    m->hdr = h;
+    m->active = (_Atomic uint64_t *)(void *)((char *)base + h->off_active);
+    m->rings = (char *)base + h->off_rings;
+    m->slot_state =
+        (_Atomic uint32_t *)(void *)((char *)base + h->off_slot_state);
+    m->bufs = (char *)base + h->off_bufs;
+}
+
+static shm_ring_t *ring_of(const shm_map_t *m, int sender_local)
+{
+    return (shm_ring_t *)(void *)(m->rings +
+                                  (size_t)sender_local * m->hdr->ring_stride);
+}
+
+/* ---- message path ------------------------------------------------------ */
+
+static int shm_connect(tlm_transport_t *tp, int peer_rank)
+{
+    shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
+    int l = peer_rank >= 0 && peer_rank < st->nranks
+                ? st->local_of_rank[peer_rank] : -1;
+    if (l < 0 || l == st->my_local)
+        return TELEMEM_ERR_UNREACHABLE;
+    shm_peer_t *p = &st->peers[l];
+    if (!p->contacted) {
+        /* First contact: the receiver starts polling our ring.  Its pages
+         * are touched only from now on (lazy per-peer memory). */
+        atomic_fetch_or_explicit(&st->maps[l].active[st->my_local / 64],
+                                 1ull << (st->my_local % 64),
+                                 memory_order_release);
+        p->contacted = true;
+    }
+    return TELEMEM_OK;
+}
+
+static int reclaim_slots(shm_transport_t *st)
+{
+    _Atomic uint32_t *state = st->maps[st->my_local].slot_state;
+    for (uint32_t s = 0; s < st->buf_count; s++) {
+        if (st->inflight[s] &&
+            atomic_load_explicit(&state[s], memory_order_acquire) == 0) {
+            st->inflight[s] = 0;
+            st->free_slots[st->nfree++] = s;
+        }
+    }
+    return st->nfree > 0;
+}
+
+static void gather(uint8_t *dst, const void *hdr, size_t hdr_len,
+                   const struct iovec *iov, int iovcnt)
+{
+    memcpy(dst, hdr, hdr_len);
+    dst += hdr_len;
+    for (int i = 0; i < iovcnt; i++) {
+        tlm_util_copy(dst, iov[i].iov_base, iov[i].iov_len);
+        dst += iov[i].iov_len;
+    }
+}
+
+static int shm_send(tlm_transport_t *tp, int peer_rank, const void *hdr,
+                    size_t hdr_len, const struct iovec *iov, int iovcnt)
+{
+    shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
+    int l = st->local_of_rank[peer_rank];
+    shm_peer_t *p = &st->peers[l];
+    size_t len = hdr_len;
+    for (int i = 0; i < iovcnt; i++)
+        len += iov[i].iov_len;
+    if (TLM_UNLIKELY(!p->contacted)) {
+        int rc = shm_connect(tp, peer_rank);
+        if (rc != TELEMEM_OK)
+            return rc;
+    }
+    if (TLM_UNLIKELY(len > st->buf_size))
+        return TELEMEM_ERR_INVALID_ARG;
+    shm_ring_t *r = p->out;
+    if (p->tail - p->cached_head > st->ring_mask) {
+        p->cached_head = atomic_load_explicit(&r->head, memory_order_acquire);
+        if (p->tail - p->cached_head > st->ring_mask)
+            return TELEMEM_ERR_AGAIN;
+    }
+    shm_cell_t *c = &r->cells[p->tail & st->ring_mask];
+    if (len <= CELL_INLINE) {
+        gather(c->data, hdr, hdr_len, iov, iovcnt);
+        c->slot = SLOT_INLINE;
+    } else {
+        if (st->nfree == 0 && !reclaim_slots(st))
+            return TELEMEM_ERR_AGAIN;
+        uint32_t s = st->free_slots[--st->nfree];
+        st->inflight[s] = 1;
+        atomic_store_explicit(&st->maps[st->my_local].slot_state[s], 1,
+                              memory_order_relaxed);
+        gather((uint8_t *)st->maps[st->my_local].bufs + (size_t)s * st->buf_size,
+               hdr, hdr_len, iov, iovcnt);
+        c->slot = s;
+    }
+    c->len = (uint32_t)len;
+    atomic_store_explicit(&c->seq, (uint32_t)(p->tail + 1),
+                          memory_order_release);
+    p->tail++;
+    return TELEMEM_OK;
+}
+
+/* Drain one sender's ring, at most max messages. */
+static int drain(shm_transport_t *st, int l, int max)
+{
+    shm_peer_t *p = &st->peers[l];
+    shm_ring_t *in = p->in;
+    const shm_map_t *sender = &st->maps[l];
+    int n = 0;
+    while (n < max) {
+        shm_cell_t *c = &in->cells[p->in_pos & st->ring_mask];
+        if (atomic_load_explicit(&c->seq, memory_order_acquire) !=
+            (uint32_t)(p->in_pos + 1))
+            break;
+        uint32_t len = c->len, slot = c->slot;
+        if (slot == SLOT_INLINE) {
+            if (TLM_UNLIKELY(len > CELL_INLINE))
+                len = 0; /* corrupt cell: deliver nothing rather than overrun */
+            st->deliver(st->deliver_arg, p->rank, c->data, len);
+        } else {
+            if (TLM_UNLIKELY(slot >= sender->hdr->buf_count ||
+                             len > sender->hdr->buf_size)) {
+                tlm_error("peer %d sent a bad descriptor (buffer %u, length %u)",
+                          p->rank, slot, len);
+            } else {
+                st->deliver(st->deliver_arg, p->rank,
+                            sender->bufs + (size_t)slot * sender->hdr->buf_size,
+                            len);
+                atomic_store_explicit(&sender->slot_state[slot], 0,
+                                      memory_order_release);
+            }
+        }
+        p->in_pos++;
+        n++;
+    }
+    if (n)
+        atomic_store_explicit(&in->head, p->in_pos, memory_order_release);
+    return n;
+}
+
+static int shm_progress(tlm_transport_t *tp, int max)
+{
+    shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
+    const shm_map_t *me = &st->maps[st->my_local];
+    int total = 0;
+    int nwords = (st->nlocal + 63) / 64;
+    for (int w = 0; w < nwords; w++) {
+        uint64_t bits = atomic_load_explicit(&me->active[w],
+                                             memory_order_acquire);
+        while (bits && total < max) {
+            int b = __builtin_ctzll(bits);
+            bits &= bits - 1;
+            total += drain(st, w * 64 + b, max - total);
+        }
+    }
+    return total;
+}
+
+static int shm_peer_alive(tlm_transport_t *tp, int peer_rank)
+{
+    shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
+    int l = st->local_of_rank[peer_rank];
+    if (l < 0 || l == st->my_local)
+        return TELEMEM_OK;
+    /* Each process holds an exclusive flock on its segment for its whole
+     * life; the kernel drops it when the process dies (even as a zombie). */
+    int fd = st->maps[l].fd;
+    if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
+        flock(fd, LOCK_UN);
+        return TELEMEM_ERR_PEER_DEAD;
+    }
+    return TELEMEM_OK;
+}
+
+/* ---- set-up and tear-down ---------------------------------------------- */
+
+static void unmap_all(shm_transport_t *st)
+{
+    for (int l = 0; st->maps && l < st->nlocal; l++) {
+        if (st->maps[l].hdr)
+            munmap(st->maps[l].hdr, st->maps[l].hdr->seg_size);
+        if (st->maps[l].fd >= 0)
+            close(st->maps[l].fd);
+    }
+}
+
+static void shm_close(tlm_transport_t *tp)
+{
+    shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
+    unmap_all(st);
+    if (st->name[0])
+        shm_unlink(st->name); /* normally gone already after open */
+    free(st->maps);
+    free(st->peers);
+    free(st->local_of_rank);
+    free(st->free_slots);
+    free(st->inflight);
+    free(st);
+}
+
+static const tlm_transport_ops_t shm_ops = {
+    .connect = shm_connect,
+    .send = shm_send,
+    .progress = shm_progress,
+    .peer_alive = shm_peer_alive,
+    .close = shm_close,
+};
+
+static int create_own(shm_transport_t *st, const tlm_transport_params_t *p)
+{
+    shm_seg_hdr_t h = {0};
+    layout(&h, st->nlocal, p->shm_buf_size, (size_t)p->shm_buf_count,
+           (size_t)p->shm_ring);
+    seg_name(st->name, sizeof(st->name), p->jobid, p->rank);
+    int fd = shm_open(st->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) {
+        tlm_error("shm_open(%s): %s", st->name, strerror(errno));
+        st->name[0] = '\0';
+        return TELEMEM_ERR_TRANSPORT;
+    }
+    shm_map_t *m = &st->maps[st->my_local];
+    m->fd = fd;
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        tlm_error("flock(%s): %s", st->name, strerror(errno));
+        return TELEMEM_ERR_TRANSPORT;
+    }
+    if (ftruncate(fd, (off_t)h.seg_size) != 0) {
+        tlm_error("ftruncate(%s, %llu): %s", st->name,
+                  (unsigned long long)h.seg_size, strerror(errno));
+        return TELEMEM_ERR_NO_MEMORY;
+    }
+    void *base = mmap(NULL, h.seg_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+                      fd, 0);
+    if (base == MAP_FAILED) {
+        tlm_error("mmap(%s, %llu): %s", st->name,
+                  (unsigned long long)h.seg_size, strerror(errno));
+        return TELEMEM_ERR_NO_MEMORY;
+    }
+    h.magic = SHM_MAGIC;
+    h.version = SHM_VERSION;
+    h.rank = p->rank;
+    memcpy(base, &h, sizeof(h));
+    map_fill(m, base);
+    m->rank = p->rank;
+    return TELEMEM_OK;
+}
+
+static int map_peer(shm_transport_t *st, const tlm_transport_params_t *p,
+                    int l, int rank)
+{
+    char name[128];
+    shm_map_t *m = &st->maps[l];
+    seg_name(name, sizeof(name), p->jobid, rank);
+    int fd = shm_open(name, O_RDWR, 0);
+    if (fd < 0) {
+        tlm_error("shm_open(%s) of rank %d: %s", name, rank, strerror(errno));
+        return TELEMEM_ERR_TRANSPORT;
+    }
+    m->fd = fd;
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || (size_t)sb.st_size < sizeof(shm_seg_hdr_t)) {
+        tlm_error("segment %s of rank %d is too small", name, rank);
+        return TELEMEM_ERR_TRANSPORT;
+    }
+    void *base = mmap(NULL, (size_t)sb.st_size, PROT_READ | PROT_WRITE,
+                      MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) {
+        tlm_error("mmap(%s): %s", name, strerror(errno));
+        return TELEMEM_ERR_NO_MEMORY;
+    }
+    shm_seg_hdr_t *h = base;
+    if (h->magic != SHM_MAGIC || h->version != SHM_VERSION ||
+        h->rank != rank || h->nlocal != st->nlocal ||
+        h->seg_size != (uint64_t)sb.st_size) {
+        tlm_error("segment %s of rank %d has a different layout (version "
+                  "%u, %d local ranks): mixed Telemem versions or settings?",
+                  name, rank, h->version, h->nlocal);
+        munmap(base, (size_t)sb.st_size);
+        return TELEMEM_ERR_TRANSPORT;
+    }
+    map_fill(m, base);
+    m->rank = rank;
+    return TELEMEM_OK;
+}
+
+static int shm_query(const tlm_transport_params_t *p, bool *reach)
+{
+    for (int r = 0; r < p->size; r++)
+        reach[r] = p->same_node[r] && r != p->rank;
+    return TELEMEM_OK;
+}
+
+static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
+{
+    int rc = TELEMEM_ERR_NO_MEMORY;
+    if (p->shm_ring < 2 || (p->shm_ring & (p->shm_ring - 1)) ||
+        p->shm_ring > (1l << 24)) {
+        tlm_error("TELEMEM_SHM_RING=%ld must be a power of two in [2, 2^24]",
+                  p->shm_ring);
+        return TELEMEM_ERR_CONFIG;
+    }
+    if (p->shm_buf_count < 1 || p->shm_buf_count > (1l << 20) ||
+        p->shm_buf_size < 256 || p->shm_buf_size > (64u << 20) ||
+        p->shm_buf_size % 64) {
+        tlm_error("TELEMEM_SHM_BUF_COUNT=%ld / TELEMEM_SHM_BUF_SIZE=%zu out of "
+                  "range (count 1..1048576, size 256..64m, multiple of 64)",
+                  p->shm_buf_count, p->shm_buf_size);
+        return TELEMEM_ERR_CONFIG;
+    }
+    shm_transport_t *st = calloc(1, sizeof(*st));
+    if (!st)
+        return TELEMEM_ERR_NO_MEMORY;
+    st->super.ops = &shm_ops;
+    st->super.name = "shm";
+    st->super.max_msg = p->shm_buf_size;
+    st->super.same_node_only = true;
+    st->deliver = p->deliver;
+    st->deliver_arg = p->deliver_arg;
+    st->rank = p->rank;
+    st->nranks = p->size;
+    st->ring_mask = (uint64_t)p->shm_ring - 1;
+    st->buf_size = p->shm_buf_size;
+    st->buf_count = (uint64_t)p->shm_buf_count;
+    st->local_of_rank = malloc(sizeof(int) * (size_t)p->size);
+    if (!st->local_of_rank)
+        goto err;
+    /* Local ranks: those the core flagged as on this node, in rank order. */
+    for (int r = 0; r < p->size; r++)
+        st->local_of_rank[r] = -1;
+    for (int r = 0; r < p->size; r++)
+        if (p->same_node[r])
+            st->local_of_rank[r] = st->nlocal++;
+    st->my_local = st->local_of_rank[p->rank];
+    st->maps = calloc((size_t)st->nlocal, sizeof(*st->maps));
+    st->peers = calloc((size_t)st->nlocal, sizeof(*st->peers));
+    st->free_slots = malloc(sizeof(uint32_t) * st->buf_count);
+    st->inflight = calloc(st->buf_count, 1);
+    if (!st->maps || !st->peers || !st->free_slots || !st->inflight)
+        goto err;
+    for (int l = 0; l < st->nlocal; l++)
+        st->maps[l].fd = -1;
+    for (uint32_t s = 0; s < st->buf_count; s++)
+        st->free_slots[s] = (uint32_t)(st->buf_count - 1 - s);
+    st->nfree = (uint32_t)st->buf_count;
+
+    rc = create_own(st, p);
+    int frc = tlm_core_boot_fence(p->boot); /* everyone has created */
+    if (rc == TELEMEM_OK)
+        rc = frc;
+    for (int r = 0; rc == TELEMEM_OK && r < p->size; r++) {
+        int l = st->local_of_rank[r];
+        if (l >= 0 && r != p->rank)
+            rc = map_peer(st, p, l, r);
+    }
+    frc = tlm_core_boot_fence(p->boot); /* everyone has mapped */
+    if (rc == TELEMEM_OK)
+        rc = frc;
+    /* Nothing is left in /dev/shm once every rank holds its mappings. */
+    if (st->name[0]) {
+        shm_unlink(st->name);
+        st->name[0] = '\0';
+    }
+    if (rc != TELEMEM_OK)
+        goto err;
+    for (int l = 0; l < st->nlocal; l++) {
+        shm_peer_t *pe = &st->peers[l];
+        pe->local = l;
+        pe->rank = st->maps[l].rank;
+        if (l == st->my_local)
+            continue;
+        pe->out = ring_of(&st->maps[l], st->my_local);
+        pe->in = ring_of(&st->maps[st->my_local], l);
+    }
+    tlm_debug("shm open: %d local ranks, %llu buffers of %llu bytes, ring %ld",
+              st->nlocal, (unsigned long long)st->buf_count,
+              (unsigned long long)st->buf_size, p->shm_ring);
+    *tp_p = &st->super;
+    return TELEMEM_OK;
+err:
+    shm_close(&st->super);
+    return rc;
+}
+
+const tlm_backend_t tlm_shm_backend = {
+    .name = "shm",
+    .abi = TLM_BACKEND_ABI,
+    .query = shm_query,
+    .open = shm_open_tp,
+};

@@ -1,0 +1,101 @@
+/* transport.h - the whole contract between the AM layer and a transport:
+ * an ops table that moves opaque messages to peers, never names put or get. */
+#ifndef TLM_TRANSPORT_H
+#define TLM_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/uio.h>
+
+#include "core/core_boot.h"
+
+typedef struct tlm_transport tlm_transport_t;
+
+/* Upcall for each received message, in order per sender.  msg is 8-byte
+ * aligned and valid only during the call. */
+typedef void (*tlm_deliver_fn_t)(void *arg, int src_rank, const void *msg,
+                                 size_t len);
+
+/* What a transport needs at open time (filled by core). */
+typedef struct tlm_transport_params {
+    int rank, size;
+    tlm_boot_t *boot;        /* key-value store: publish/lookup addresses */
+    const char *jobid;
+    const bool *same_node;   /* same_node[r]: rank r runs on this node */
+    size_t shm_buf_size;     /* shm settings, from the config table */
+    long shm_buf_count;
+    long shm_ring;
+    tlm_deliver_fn_t deliver;
+    void *deliver_arg;
+} tlm_transport_params_t;
+
+typedef struct tlm_transport_ops {
+    /* Reach peer (first contact); cheap if already connected. */
+    int (*connect)(tlm_transport_t *tp, int peer);
+    /* Copy hdr + iov into one message to peer.  Never blocks or allocates:
+     * TELEMEM_OK (buffers reusable), TELEMEM_ERR_AGAIN (nothing sent: poll
+     * and retry) or an error (TELEMEM_ERR_PEER_DEAD, _TRANSPORT). */
+    int (*send)(tlm_transport_t *tp, int peer, const void *hdr,
+                size_t hdr_len, const struct iovec *iov, int iovcnt);
+    /* Deliver up to max received messages; returns how many, or an error. */
+    int (*progress)(tlm_transport_t *tp, int max);
+    /* TELEMEM_OK if peer's process is alive, TELEMEM_ERR_PEER_DEAD if not.
+     * Slow path (may make a system call). */
+    int (*peer_alive)(tlm_transport_t *tp, int peer);
+    /* Tear down; frees tp. */
+    void (*close)(tlm_transport_t *tp);
+} tlm_transport_ops_t;
+
+/* Base object: every transport embeds it first. */
+struct tlm_transport {
+    const tlm_transport_ops_t *ops;
+    const char *name;
+    size_t max_msg;      /* largest hdr + payload of one message */
+    bool same_node_only; /* reaches only ranks on this node */
+};
+
+/* A backend descriptor: one per backend, listed in backend.c. */
+typedef struct tlm_backend {
+    const char *name;
+    unsigned abi;
+    /* Which ranks this backend can reach: sets reach[r] for each. */
+    int (*query)(const tlm_transport_params_t *p, bool *reach);
+    int (*open)(const tlm_transport_params_t *p, tlm_transport_t **tp_p);
+} tlm_backend_t;
+
+#define TLM_BACKEND_ABI 1
+
+/* backend.c */
+const tlm_backend_t *tlm_backend_find(const char *name);
+int tlm_backend_check(const tlm_transport_t *tp);
+int tlm_backend_stub_connect(tlm_transport_t *tp, int peer);
+int tlm_backend_stub_peer_alive(tlm_transport_t *tp, int peer);
+
+static inline int tlm_transport_send(tlm_transport_t *tp, int peer,
+                                     const void *hdr, size_t hdr_len,
+                                     const struct iovec *iov, int iovcnt)
+{
+    return tp->ops->send(tp, peer, hdr, hdr_len, iov, iovcnt);
+}
+
+static inline int tlm_transport_progress(tlm_transport_t *tp, int max)
+{
+    return tp->ops->progress(tp, max);
+}
+
+static inline int tlm_transport_connect(tlm_transport_t *tp, int peer)
+{
+    return tp->ops->connect(tp, peer);
+}
+
+static inline int tlm_transport_peer_alive(tlm_transport_t *tp, int peer)
+{
+    return tp->ops->peer_alive(tp, peer);
+}
+
+static inline void tlm_transport_close(tlm_transport_t *tp)
+{
+    tp->ops->close(tp);
+}
+
+#endif

@@ -1,0 +1,37 @@
+/* config_table.h - every TELEMEM_* setting, declared once:
+ * TLM_CONFIG(NAME, type, "default", "doc").  From this list come the config
+ * struct, the parser, TELEMEM_PRINT_CONFIG and the README table (a lint test
+ * keeps the README in step).  Types: SIZE (units k/m/g), INT, BOOL (y/n/1/0),
+ * SECONDS ("30", "200ms", "2m"), STRING, LOGLEVEL. */
+TLM_CONFIG(TRANSPORT, STRING, "auto",
+           "Transport to other ranks: auto (shm on this node) or shm")
+TLM_CONFIG(SHM_BUF_SIZE, SIZE, "16k",
+           "Size of one shared-memory message buffer: the largest message; larger payloads are fragmented")
+TLM_CONFIG(SHM_BUF_COUNT, INT, "256",
+           "Message buffers per process (shared by all its peers)")
+TLM_CONFIG(SHM_RING, INT, "256",
+           "Descriptor cells per peer pair (power of two); messages up to 40 bytes travel inline in a cell")
+TLM_CONFIG(TIMEOUT, SECONDS, "0",
+           "Longest a wait (quiet, get, barrier, ...) may take before TELEMEM_ERR_TIMED_OUT; 0 = no limit")
+TLM_CONFIG(LIVENESS_INTERVAL, SECONDS, "0.5",
+           "How often a waiting rank checks that its peers are alive (dead peer -> TELEMEM_ERR_PEER_DEAD)")
+TLM_CONFIG(SPIN_COUNT, INT, "200",
+           "Empty polls before a waiting rank yields its core (matters when ranks outnumber cores)")
+TLM_CONFIG(LOG_LEVEL, LOGLEVEL, "warn",
+           "Log level: error, warn, info, debug, trace, data")
+TLM_CONFIG(LOG_FILE, STRING, "",
+           "Log to this file instead of stderr; %r is replaced by the rank, %p by the pid")
+TLM_CONFIG(LOG_FILTER, STRING, "",
+           "Comma-separated subsystems to log (core, am, shm, boot, ...); empty = all")
+TLM_CONFIG(PRINT_CONFIG, BOOL, "n",
+           "Rank 0 prints every setting at initialization")
+TLM_CONFIG(FREEZE_ON_ERROR, BOOL, "n",
+           "On a fatal internal error, stop and wait for a debugger instead of ending the job")
+TLM_CONFIG(RANK, INT, "-1",
+           "This process's rank (set by telemem-run)")
+TLM_CONFIG(NRANKS, INT, "-1",
+           "Number of ranks (set by telemem-run)")
+TLM_CONFIG(KVS, STRING, "",
+           "Address of the launcher's key-value store (set by telemem-run)")
+TLM_CONFIG(JOBID, STRING, "",
+           "Job identifier, unique on this host (set by telemem-run)")

@@ -1,0 +1,137 @@
+/* core.h - state shared by the core's files: the runtime singleton, per-peer
+ * completion state, the op table, regions, waits and entry checks. */
+#ifndef TLM_CORE_H
+#define TLM_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "telemem.h"
+#include "am/am.h"
+#include "core/core_boot.h"
+#include "core/core_config.h"
+#include "util/log.h"
+#include "util/util.h"
+
+/* Completion state of this rank towards one target. */
+typedef struct tlm_core_peer {
+    uint32_t unflushed;   /* requests sent since the last flush */
+    uint32_t flush_sent;  /* last FLUSH sequence sent */
+    uint32_t flush_acked; /* last FLUSH_ACK received */
+    uint32_t nbi_gets;    /* get_nbi not yet complete */
+    int error;            /* first refusal since the last quiet/fence */
+} tlm_core_peer_t;
+
+/* A non-blocking operation (handle) or a blocking get in flight. */
+enum { TLM_OP_FREE = 0, TLM_OP_ACTIVE, TLM_OP_DONE };
+enum { TLM_OP_GET = 1, TLM_OP_PUT };
+
+typedef struct tlm_op {
+    uint32_t gen;
+    uint8_t state, kind;
+    bool nbi;           /* no handle: completion counted in the peer */
+    int status;
+    int rank;
+    uint8_t *dst;       /* get destination */
+    size_t len, got;
+    uint32_t next_free;
+    tlm_am_sendop_t sendop; /* put_nb data stream */
+} tlm_op_t;
+
+typedef struct tlm_region {
+    uintptr_t base, end;
+    bool from_malloc_all;
+} tlm_region_t;
+
+typedef struct tlm_core {
+    bool initialized;
+    bool in_handler;
+    int rank, nranks;
+    tlm_config_t cfg;
+    tlm_boot_t *boot;
+    tlm_core_peer_t *peers;
+    /* regions (sorted by base, never overlapping) */
+    tlm_region_t *regions;
+    size_t nregions, cap_regions;
+    size_t last_region;
+    /* op table: chunks that never move */
+    tlm_op_t **op_chunks;
+    uint32_t nop_chunks;
+    uint32_t op_free;   /* head of the free list, 0 = none */
+    /* collectives */
+    uint32_t coll_seq;
+    struct tlm_coll_msg *coll_inbox;
+    /* user active messages */
+    struct tlm_core_am *am;
+} tlm_core_t;
+
+extern tlm_core_t tlm_core;
+
+#define TLM_OP_CHUNK 1024u
+
+static inline tlm_op_t *tlm_core_op(uint32_t idx)
+{
+    return &tlm_core.op_chunks[idx / TLM_OP_CHUNK][idx % TLM_OP_CHUNK];
+}
+
+/* Entry checks of public calls. */
+static inline int tlm_core_check_comm(void)
+{
+    if (TLM_UNLIKELY(!tlm_core.initialized))
+        return TELEMEM_ERR_NOT_INITIALIZED;
+    if (TLM_UNLIKELY(tlm_core.in_handler))
+        return TELEMEM_ERR_IN_HANDLER;
+    return TELEMEM_OK;
+}
+
+int tlm_core_check_rma_args(const char *what, int rank, const void *remote,
+                            const void *local, size_t bytes);
+
+/* core_region.c */
+int tlm_core_region_add(void *addr, size_t len, bool from_malloc_all);
+int tlm_core_region_remove(void *addr, bool from_malloc_all);
+bool tlm_core_region_contains(uintptr_t addr, size_t len);
+void tlm_core_region_fini(void);
+
+/* core_ops.c */
+int tlm_core_op_alloc(uint32_t *idx_p);
+void tlm_core_op_free(uint32_t idx);
+/* The op named by a wire id, if it is active and of that kind. */
+tlm_op_t *tlm_core_op_lookup(uint32_t idx, int kind);
+void tlm_core_op_complete(uint32_t idx, int status);
+void tlm_core_ops_fini(void);
+
+/* core_rma.c */
+void tlm_core_rma_init(void);
+/* Send hdr + data as one message or a fragmented stream, in order behind
+ * earlier sends to rank; returns when data may be reused. */
+int tlm_core_send_stream(int rank, const void *hdr, size_t hdr_len,
+                         const void *data, size_t len);
+/* Wait (polling) until a posted op is handed over; cancels it on error. */
+int tlm_core_wait_sent(int rank, tlm_am_sendop_t *op);
+/* Wait until every request to rank (or to all when rank < 0) is complete. */
+int tlm_core_flush(int rank);
+
+/* core_wait (in core_init.c): keep polling while waiting, bounded by
+ * TELEMEM_TIMEOUT, watching the liveness of peer (all when < 0). */
+typedef struct tlm_wait {
+    double start, next_check;
+    int idle;
+    int peer;
+} tlm_wait_t;
+void tlm_core_wait_init(tlm_wait_t *w, int peer);
+int tlm_core_wait_step(tlm_wait_t *w);
+
+/* core_coll.c */
+void tlm_core_coll_init(void);
+void tlm_core_coll_fini(void);
+
+/* core_mem.c */
+void tlm_core_mem_fini(void);
+
+/* core_am_api.c */
+int tlm_core_am_init(void);
+void tlm_core_am_fini(void);
+
+#endif

@@ -1,0 +1,261 @@
+/* core_am_api.c - the public active messages: the handler table, requests
+ * and replies of any payload size (fragmented and reassembled here), the
+ * token, and the rule that handlers only reply. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+
+struct telemem_am_token {
+    int src;
+    bool is_request;
+    bool replied;
+};
+
+typedef struct reasm {
+    uint8_t *buf;
+    uint32_t msg_id;
+    bool active;
+    size_t total, got;
+    uint32_t args[TELEMEM_AM_MAX_ARGS];
+} reasm_t;
+
+typedef struct tlm_core_am {
+    struct {
+        telemem_am_handler_t fn;
+        void *ctx;
+    } h[TELEMEM_AM_MAX_HANDLERS];
+    reasm_t *reasm; /* by source rank */
+    uint32_t next_msg_id;
+} tlm_core_am_t;
+
+static size_t user_hdr_len(unsigned nargs)
+{
+    return sizeof(tlm_am_frag_hdr_t) + TLM_ALIGN_UP(nargs * 4u, 8u);
+}
+
+static void run_handler(int src, const tlm_am_frag_hdr_t *h, void *payload,
+                        size_t bytes, const uint32_t *args)
+{
+    tlm_core_am_t *am = tlm_core.am;
+    unsigned id = h->h.aux & 0xffu, nargs = h->h.aux >> 8;
+    bool request = !(h->h.flags & TLM_AM_F_REPLY);
+    if (!am->h[id].fn) {
+        tlm_warn("active message for unregistered handler %u from rank %d "
+                 "dropped", id, src);
+        if (request) {
+            tlm_am_nack_t n = {{TLM_AM_NACK, 0,
+                                (uint16_t)(int16_t)TELEMEM_ERR_NOT_FOUND, 0},
+                               id, bytes};
+            tlm_am_send_ctrl(src, &n, sizeof(n), NULL, 0);
+        }
+        return;
+    }
+    struct telemem_am_token tok = {src, request, false};
+    bool was = tlm_core.in_handler;
+    tlm_core.in_handler = true;
+    am->h[id].fn(&tok, bytes ? payload : NULL, bytes, args, nargs,
+                 am->h[id].ctx);
+    tlm_core.in_handler = was;
+}
+
+static void on_user(int src, const void *msg, size_t len)
+{
+    const tlm_am_frag_hdr_t *h = msg;
+    if (len < sizeof(*h) || (h->h.aux >> 8) > TELEMEM_AM_MAX_ARGS)
+        goto bad;
+    size_t hl = user_hdr_len(h->h.aux >> 8);
+    if (len < hl)
+        goto bad;
+    size_t plen = len - hl;
+    const uint32_t *args = (const uint32_t *)(const void *)(h + 1);
+    uint8_t *payload = (uint8_t *)(uintptr_t)msg + hl;
+    if (h->offset > h->total || plen > h->total - h->offset)
+        goto bad;
+    if (h->offset == 0 && plen == h->total) {
+        run_handler(src, h, payload, plen, args);
+        return;
+    }
+    reasm_t *r = &tlm_core.am->reasm[src];
+    if (h->offset == 0) {
+        if (r->active)
+            goto bad;
+        r->buf = malloc(h->total);
+        if (!r->buf) {
+            tlm_error("no memory to reassemble a %llu-byte active message "
+                      "from rank %d", (unsigned long long)h->total, src);
+            return;
+        }
+        r->active = true;
+        r->msg_id = h->h.id;
+        r->total = h->total;
+        r->got = 0;
+        memcpy(r->args, args, (h->h.aux >> 8) * 4u);
+    } else if (!r->active || r->msg_id != h->h.id || r->total != h->total) {
+        goto bad;
+    }
+    memcpy(r->buf + h->offset, payload, plen);
+    r->got += plen;
+    if (r->got == r->total) {
+        r->active = false;
+        run_handler(src, h, r->buf, r->total, r->args);
+        free(r->buf);
+        r->buf = NULL;
+    }
+    return;
+bad:
+    tlm_am.protocol_errors++;
+    tlm_warn("dropped a malformed active message from rank %d (%zu bytes)",
+             src, len);
+}
+
+int tlm_core_am_init(void)
+{
+    tlm_core.am = calloc(1, sizeof(tlm_core_am_t));
+    if (!tlm_core.am)
+        return TELEMEM_ERR_NO_MEMORY;
+    tlm_core.am->reasm = calloc((size_t)tlm_core.nranks, sizeof(reasm_t));
+    if (!tlm_core.am->reasm) {
+        free(tlm_core.am);
+        tlm_core.am = NULL;
+        return TELEMEM_ERR_NO_MEMORY;
+    }
+    tlm_am_set_handler(TLM_AM_USER, on_user);
+    return TELEMEM_OK;
+}
+
+void tlm_core_am_fini(void)
+{
+    if (!tlm_core.am)
+        return;
+    for (int r = 0; r < tlm_core.nranks; r++)
+        free(tlm_core.am->reasm[r].buf);
+    free(tlm_core.am->reasm);
+    free(tlm_core.am);
+    tlm_core.am = NULL;
+}
+
+int telemem_am_register(int id, telemem_am_handler_t fn, void *ctx)
+{
+    if (!tlm_core.initialized)
+        return TELEMEM_ERR_NOT_INITIALIZED;
+    if (id < 0 || id >= TELEMEM_AM_MAX_HANDLERS || !fn) {
+        tlm_error("am_register: %s", !fn ? "handler is NULL"
+                                         : "id out of range [0, 256)");
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    tlm_core.am->h[id].fn = fn;
+    tlm_core.am->h[id].ctx = ctx;
+    return TELEMEM_OK;
+}
+
+int telemem_am_register_any(telemem_am_handler_t fn, void *ctx, int *id_p)
+{
+    if (!tlm_core.initialized)
+        return TELEMEM_ERR_NOT_INITIALIZED;
+    if (!fn || !id_p) {
+        tlm_error("am_register_any: %s is NULL", !fn ? "handler" : "id_p");
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    for (int id = 0; id < TELEMEM_AM_MAX_HANDLERS; id++) {
+        if (!tlm_core.am->h[id].fn) {
+            tlm_core.am->h[id].fn = fn;
+            tlm_core.am->h[id].ctx = ctx;
+            *id_p = id;
+            return TELEMEM_OK;
+        }
+    }
+    tlm_error("am_register_any: all %d handler ids are taken",
+              TELEMEM_AM_MAX_HANDLERS);
+    return TELEMEM_ERR_NO_MEMORY;
+}
+
+static int check_msg(const char *what, int id, const void *payload,
+                     size_t bytes, const uint32_t *args, unsigned nargs)
+{
+    if (id < 0 || id >= TELEMEM_AM_MAX_HANDLERS) {
+        tlm_error("%s: handler id %d out of range [0, %d)", what, id,
+                  TELEMEM_AM_MAX_HANDLERS);
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    if (nargs > TELEMEM_AM_MAX_ARGS || (nargs && !args) ||
+        (bytes && !payload)) {
+        tlm_error("%s: %s", what, nargs > TELEMEM_AM_MAX_ARGS
+                  ? "more than 16 arguments"
+                  : (nargs && !args) ? "args is NULL" : "payload is NULL");
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    return TELEMEM_OK;
+}
+
+static size_t build_hdr(uint64_t *buf, int id, bool reply, const void *payload,
+                        size_t bytes, const uint32_t *args, unsigned nargs)
+{
+    tlm_am_frag_hdr_t *h = (tlm_am_frag_hdr_t *)(void *)buf;
+    size_t hl = user_hdr_len(nargs);
+    memset(buf, 0, hl);
+    h->h.type = TLM_AM_USER;
+    h->h.flags = reply ? TLM_AM_F_REPLY : 0;
+    h->h.aux = (uint16_t)((unsigned)id | nargs << 8);
+    h->h.id = ++tlm_core.am->next_msg_id;
+    h->total = bytes;
+    if (nargs)
+        memcpy(h + 1, args, nargs * 4u);
+    return hl;
+}
+
+int telemem_am_request(int rank, int id, const void *payload, size_t bytes,
+                       const uint32_t *args, unsigned nargs)
+{
+    int rc = tlm_core_check_comm();
+    if (rc != TELEMEM_OK)
+        return rc;
+    if (rank < 0 || rank >= tlm_core.nranks) {
+        tlm_error("am_request: rank %d out of range [0, %d)", rank,
+                  tlm_core.nranks);
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    rc = check_msg("am_request", id, payload, bytes, args, nargs);
+    if (rc != TELEMEM_OK)
+        return rc;
+    uint64_t hdr[TLM_AM_MAX_HDR / 8];
+    size_t hl = build_hdr(hdr, id, false, payload, bytes, args, nargs);
+    tlm_core.peers[rank].unflushed++;
+    return tlm_core_send_stream(rank, hdr, hl, payload, bytes);
+}
+
+int telemem_am_reply(telemem_am_token_t token, int id, const void *payload,
+                     size_t bytes, const uint32_t *args, unsigned nargs)
+{
+    if (!tlm_core.initialized)
+        return TELEMEM_ERR_NOT_INITIALIZED;
+    if (!token || !token->is_request || token->replied) {
+        tlm_error("am_reply: %s", !token ? "token is NULL"
+                  : !token->is_request ? "cannot reply to a reply"
+                                       : "this request was already answered");
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    int rc = check_msg("am_reply", id, payload, bytes, args, nargs);
+    if (rc != TELEMEM_OK)
+        return rc;
+    uint64_t hdr[TLM_AM_MAX_HDR / 8];
+    size_t hl = build_hdr(hdr, id, true, payload, bytes, args, nargs);
+    int src = token->src;
+    if (bytes <= tlm_am_max_payload(src, hl)) {
+        rc = tlm_am_send_ctrl(src, hdr, hl, payload, bytes);
+    } else {
+        /* Handlers never block: the payload is copied and queued. */
+        rc = tlm_am_post_copy(src, hdr, hl, true, payload, bytes);
+    }
+    if (rc == TELEMEM_OK)
+        token->replied = true;
+    return rc;
+}
+
+int telemem_am_source(telemem_am_token_t token, int *rank_p)
+{
+    if (!token || !rank_p)
+        return TELEMEM_ERR_INVALID_ARG;
+    *rank_p = token->src;
+    return TELEMEM_OK;
+}

@@ -1,0 +1,812 @@
+/* core_boot.c - bootstrap client: the telemem-run key-value store over TCP
+ * (docs/bootstrap.md), or a local table in singleton mode. */
+#define TLM_LOG_SUBSYS "boot"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "telemem.h"
+#include "core/core_boot.h"
+#include "util/log.h"
+#include "util/util.h"
+
+/* Wire protocol, version 1 (docs/bootstrap.md is the specification; the
+ * same numbers are repeated in tools/telemem_run.c).  Every frame is an
+ * 8-byte header -- u32 body length, u8 op, u8 status, u16 zero, big-endian
+ * -- followed by the body. */
+enum {
+    WIRE_VERSION = 1,
+    WIRE_HDR = 8,
+    WIRE_MAX_KEY = 255,
+    WIRE_MAX_VAL = 65536,
+    WIRE_MAX_TEXT = 1024,
+    WIRE_MAX_BODY = 2 + WIRE_MAX_KEY + WIRE_MAX_VAL, /* a full PUT */
+    WIRE_MAX_JOBID = 63,
+};
+enum { OP_HELLO = 1, OP_PUT, OP_FENCE, OP_GET, OP_ABORT, OP_BYE };
+enum { ST_OK = 0, ST_NOT_FOUND, ST_PEER_DEAD, ST_REFUSED, ST_BAD_REQUEST };
+
+#define CONNECT_WINDOW 10.0 /* seconds to retry connect() */
+#define ABORT_WAIT 5.0      /* seconds to wait for the launcher's ack */
+
+typedef struct boot_kv {
+    char *key;
+    void *val;
+    size_t len;
+} boot_kv_t;
+
+struct tlm_boot {
+    int rank;
+    int size;
+    double timeout;
+    char jobid[WIRE_MAX_JOBID + 1];
+    char addr[256];
+    int fd;          /* -1: singleton */
+    int broken;      /* stream lost or out of step: every call fails */
+    int fence_state; /* FENCE_* below */
+    int fence_result;
+    unsigned stale;  /* replies still due for GETs/ABORTs that timed out */
+    unsigned char *in;
+    size_t in_len;
+    /* singleton store */
+    boot_kv_t *kv;
+    size_t nkv;
+    size_t cap_kv;
+};
+
+/* A fence that timed out is still under way at the launcher: the next
+ * tlm_core_boot_fence() waits for that one instead of starting another. */
+enum { FENCE_IDLE = 0, FENCE_PENDING, FENCE_DONE };
+
+static void put_u16(unsigned char *p, unsigned v)
+{
+    p[0] = (unsigned char)(v >> 8);
+    p[1] = (unsigned char)v;
+}
+
+static void put_u32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
+static uint32_t get_u32(const unsigned char *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
+           ((uint32_t)p[2] << 8) | p[3];
+}
+
+static double deadline_of(const tlm_boot_t *b)
+{
+    return b->timeout > 0 ? tlm_util_now() + b->timeout : 0;
+}
+
+/* Milliseconds left for poll(), -1 for no deadline, 0 when it passed. */
+static int ms_left(double deadline)
+{
+    if (deadline <= 0)
+        return -1;
+    double left = deadline - tlm_util_now();
+    if (left <= 0)
+        return 0;
+    if (left > 1e6)
+        return 1000000000;
+    return (int)(left * 1000.0) + 1;
+}
+
+/* Wait until fd is ready for events.  TELEMEM_OK, TELEMEM_ERR_TIMED_OUT,
+ * or TELEMEM_ERR_BOOTSTRAP (logged). */
+static int wait_fd(tlm_boot_t *b, short events, double deadline,
+                   const char *what)
+{
+    for (;;) {
+        struct pollfd pfd = {.fd = b->fd, .events = events};
+        int ms = ms_left(deadline);
+        if (ms == 0) {
+            tlm_error("kvs %s: no answer from the launcher at %s within %g s",
+                      what, b->addr, b->timeout);
+            return TELEMEM_ERR_TIMED_OUT;
+        }
+        int n = poll(&pfd, 1, ms);
+        if (n > 0)
+            return TELEMEM_OK; /* errors show up in the send/recv */
+        if (n < 0 && errno != EINTR) {
+            tlm_error("kvs %s: poll: %s", what, strerror(errno));
+            return TELEMEM_ERR_BOOTSTRAP;
+        }
+    }
+}
+
+/* Send one whole frame.  A frame cut short leaves the stream unusable. */
+static int send_frame(tlm_boot_t *b, int op, const void *body1, size_t len1,
+                      const void *body2, size_t len2, double deadline,
+                      const char *what)
+{
+    unsigned char hdr[WIRE_HDR];
+    put_u32(hdr, (uint32_t)(len1 + len2));
+    hdr[4] = (unsigned char)op;
+    hdr[5] = 0;
+    put_u16(hdr + 6, 0);
+    const unsigned char *part[3] = {hdr, body1, body2};
+    size_t plen[3] = {WIRE_HDR, len1, len2};
+    size_t sent_total = 0;
+    for (int i = 0; i < 3; i++) {
+        size_t off = 0;
+        while (off < plen[i]) {
+            ssize_t n = send(b->fd, part[i] + off, plen[i] - off,
+                             MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (n > 0) {
+                off += (size_t)n;
+                sent_total += (size_t)n;
+                continue;
+            }
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+                int rc = wait_fd(b, POLLOUT, deadline, what);
+                if (rc != TELEMEM_OK) {
+                    if (sent_total > 0)
+                        b->broken = 1; /* half a frame is on the wire */
+                    return rc;
+                }
+                continue;
+            }
+            tlm_error("kvs %s: send to launcher at %s: %s", what, b->addr,
+                      n < 0 ? strerror(errno) : "connection closed");
+            b->broken = 1;
+            return TELEMEM_ERR_BOOTSTRAP;
+        }
+    }
+    return TELEMEM_OK;
+}
+
+/* Read until the buffer holds one whole frame; returns its body length in
+ * *blen_p.  The caller consumes it with consume_frame(). */
+static int recv_frame(tlm_boot_t *b, double deadline, const char *what,
+                      size_t *blen_p)
+{
+    for (;;) {
+        if (b->in_len >= WIRE_HDR) {
+            size_t blen = get_u32(b->in);
+            if (blen > WIRE_MAX_BODY) {
+                tlm_error("kvs %s: launcher sent a %zu-byte frame (max %d)",
+                          what, blen, WIRE_MAX_BODY);
+                b->broken = 1;
+                return TELEMEM_ERR_BOOTSTRAP;
+            }
+            if (b->in_len >= WIRE_HDR + blen) {
+                *blen_p = blen;
+                return TELEMEM_OK;
+            }
+        }
+        ssize_t n = recv(b->fd, b->in + b->in_len,
+                         WIRE_HDR + WIRE_MAX_BODY - b->in_len, MSG_DONTWAIT);
+        if (n > 0) {
+            b->in_len += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            int rc = wait_fd(b, POLLIN, deadline, what);
+            if (rc != TELEMEM_OK)
+                return rc;
+            continue;
+        }
+        tlm_error("kvs %s: launcher at %s: %s", what, b->addr,
+                  n < 0 ? strerror(errno) : "connection closed");
+        b->broken = 1;
+        return TELEMEM_ERR_BOOTSTRAP;
+    }
+}
+
+static void consume_frame(tlm_boot_t *b, size_t blen)
+{
+    size_t flen = WIRE_HDR + blen;
+    memmove(b->in, b->in + flen, b->in_len - flen);
+    b->in_len -= flen;
+}
+
+/* Text carried by an error reply, for the log. */
+static void frame_text(const tlm_boot_t *b, size_t blen, char *out,
+                       size_t cap)
+{
+    size_t n = TLM_MIN(blen, cap - 1);
+    memcpy(out, b->in + WIRE_HDR, n);
+    out[n] = '\0';
+}
+
+/* Wait for the reply to the last request of type op, setting aside the
+ * replies still due to earlier requests that timed out.  On success the
+ * reply is the first frame of b->in; the caller consumes it. */
+static int recv_reply(tlm_boot_t *b, int op, double deadline,
+                      const char *what, int *status_p, size_t *blen_p)
+{
+    for (;;) {
+        size_t blen;
+        int rc = recv_frame(b, deadline, what, &blen);
+        if (rc != TELEMEM_OK)
+            return rc;
+        int fop = b->in[4];
+        int st = b->in[5];
+        if (st == ST_BAD_REQUEST) {
+            char text[WIRE_MAX_TEXT + 1];
+            frame_text(b, blen, text, sizeof(text));
+            tlm_error("kvs %s: launcher refused a request: %s", what, text);
+            b->broken = 1;
+            return TELEMEM_ERR_BOOTSTRAP;
+        }
+        if (fop == OP_FENCE && b->fence_state == FENCE_PENDING) {
+            if (op == OP_FENCE) {
+                *status_p = st;
+                *blen_p = blen;
+                return TELEMEM_OK;
+            }
+            /* the reply to a fence that timed out: keep it for the next
+             * fence call */
+            b->fence_state = FENCE_DONE;
+            b->fence_result = st;
+            consume_frame(b, blen);
+            continue;
+        }
+        if (b->stale > 0 && (fop == OP_GET || fop == OP_ABORT)) {
+            b->stale--;
+            consume_frame(b, blen);
+            continue;
+        }
+        if (fop != op) {
+            tlm_error("kvs %s: unexpected reply op %d from the launcher "
+                      "(wanted %d)", what, fop, op);
+            b->broken = 1;
+            return TELEMEM_ERR_BOOTSTRAP;
+        }
+        *status_p = st;
+        *blen_p = blen;
+        return TELEMEM_OK;
+    }
+}
+
+static int check_usable(const tlm_boot_t *b, const char *what)
+{
+    if (b->broken) {
+        tlm_error("kvs %s: the connection to the launcher at %s is lost",
+                  what, b->addr);
+        return TELEMEM_ERR_BOOTSTRAP;
+    }
+    return TELEMEM_OK;
+}
+
+static int check_key(const char *key, const char *what)
+{
+    if (key == NULL) {
+        tlm_error("kvs %s: key is NULL", what);
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    size_t n = strlen(key);
+    if (n == 0 || n > WIRE_MAX_KEY) {
+        tlm_error("kvs %s: key length %zu out of range [1, %d]", what, n,
+                  WIRE_MAX_KEY);
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    return TELEMEM_OK;
+}
+
+/* The job id names /dev/shm objects: 1..63 characters of [A-Za-z0-9]. */
+static int check_jobid(const char *jobid)
+{
+    size_t n = strlen(jobid);
+    if (n == 0 || n > WIRE_MAX_JOBID)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        char c = jobid[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9')))
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- connecting --------------------------------------------------------- */
+
+/* Split "host:port" or "[v6addr]:port". */
+static int split_addr(const char *addr, char *host, size_t hcap, char *port,
+                      size_t pcap)
+{
+    const char *colon = strrchr(addr, ':');
+    if (colon == NULL || colon == addr || colon[1] == '\0')
+        return -1;
+    const char *h = addr;
+    size_t hlen = (size_t)(colon - addr);
+    if (h[0] == '[') {
+        if (hlen < 3 || h[hlen - 1] != ']')
+            return -1;
+        h++;
+        hlen -= 2;
+    }
+    size_t plen = strlen(colon + 1);
+    if (hlen >= hcap || plen >= pcap)
+        return -1;
+    memcpy(host, h, hlen);
+    host[hlen] = '\0';
+    memcpy(port, colon + 1, plen + 1);
+    return 0;
+}
+
+/* One non-blocking connect attempt bounded by deadline.  Returns the
+ * socket, or -1 with errno set. */
+static int try_connect(const struct addrinfo *ai, double deadline)
+{
+    int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC |
+                                       SOCK_NONBLOCK, ai->ai_protocol);
+    if (fd < 0)
+        return -1;
+    if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+        return fd;
+    if (errno != EINPROGRESS && errno != EINTR)
+        goto err;
+    for (;;) {
+        struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+        double left = deadline - tlm_util_now();
+        int ms = left > 0 ? (int)(left * 1000.0) + 1 : 0;
+        int n = poll(&pfd, 1, ms);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            goto err;
+        if (n == 0) {
+            errno = ETIMEDOUT;
+            goto err;
+        }
+        int soerr = 0;
+        socklen_t sl = sizeof(soerr);
+        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0)
+            goto err;
+        if (soerr != 0) {
+            errno = soerr;
+            goto err;
+        }
+        return fd;
+    }
+err:;
+    int e = errno;
+    close(fd);
+    errno = e;
+    return -1;
+}
+
+/* Connect to the launcher, retrying while it is not (yet) reachable. */
+static int connect_kvs(tlm_boot_t *b)
+{
+    char host[256], port[32];
+    if (split_addr(b->addr, host, sizeof(host), port, sizeof(port)) < 0) {
+        tlm_error("kvs address '%s' is not host:port", b->addr);
+        return TELEMEM_ERR_BOOTSTRAP;
+    }
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV;
+    int gai = getaddrinfo(host, port, &hints, &res);
+    if (gai != 0) {
+        tlm_error("kvs address %s: %s", b->addr, gai_strerror(gai));
+        return TELEMEM_ERR_BOOTSTRAP;
+    }
+    double window = CONNECT_WINDOW;
+    if (b->timeout > 0 && b->timeout < window)
+        window = b->timeout;
+    double deadline = tlm_util_now() + window;
+    double pause = 0.01;
+    int fd = -1, err = 0;
+    for (;;) {
+        for (const struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
+            fd = try_connect(ai, deadline);
+            if (fd < 0)
+                err = errno;
+        }
+        if (fd >= 0 || tlm_util_now() + pause >= deadline)
+            break;
+        /* refused or reset: the launcher may be busy starting ranks */
+        struct timespec ts = {0, (long)(pause * 1e9)};
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+            ;
+        pause = TLM_MIN(pause * 2, 0.25);
+    }
+    freeaddrinfo(res);
+    if (fd < 0) {
+        tlm_error("kvs connect %s: %s", b->addr, strerror(err));
+        return TELEMEM_ERR_BOOTSTRAP;
+    }
+    int one = 1;
+    if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
+        tlm_debug("kvs setsockopt(TCP_NODELAY): %s", strerror(errno));
+    b->fd = fd;
+    return TELEMEM_OK;
+}
+
+static int hello(tlm_boot_t *b)
+{
+    unsigned char body[12 + WIRE_MAX_JOBID];
+    size_t jlen = strlen(b->jobid);
+    put_u32(body, WIRE_VERSION);
+    put_u32(body + 4, (uint32_t)b->rank);
+    put_u32(body + 8, (uint32_t)b->size);
+    memcpy(body + 12, b->jobid, jlen);
+    double deadline = deadline_of(b);
+    int rc = send_frame(b, OP_HELLO, body, 12 + jlen, NULL, 0, deadline,
+                        "hello");
+    if (rc != TELEMEM_OK)
+        return rc == TELEMEM_ERR_TIMED_OUT ? TELEMEM_ERR_BOOTSTRAP : rc;
+    int st;
+    size_t blen;
+    rc = recv_reply(b, OP_HELLO, deadline, "hello", &st, &blen);
+    if (rc != TELEMEM_OK)
+        return rc == TELEMEM_ERR_TIMED_OUT ? TELEMEM_ERR_BOOTSTRAP : rc;
+    if (st != ST_OK) {
+        char text[WIRE_MAX_TEXT + 1];
+        frame_text(b, blen, text, sizeof(text));
+        tlm_error("kvs hello: launcher at %s refused rank %d of %d: %s",
+                  b->addr, b->rank, b->size, text);
+        consume_frame(b, blen);
+        return TELEMEM_ERR_BOOTSTRAP;
+    }
+    consume_frame(b, blen);
+    return TELEMEM_OK;
+}
+
+/* ---- public (internal) API ---------------------------------------------- */
+
+static void boot_free(tlm_boot_t *b)
+{
+    if (b->fd >= 0)
+        close(b->fd);
+    for (size_t i = 0; i < b->nkv; i++) {
+        free(b->kv[i].key);
+        free(b->kv[i].val);
+    }
+    free(b->kv);
+    free(b->in);
+    free(b);
+}
+
+int tlm_core_boot_open(const tlm_boot_params_t *p, tlm_boot_t **boot_p)
+{
+    if (p == NULL || boot_p == NULL) {
+        tlm_error("boot open: NULL %s", p == NULL ? "params" : "boot_p");
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    const char *addr = p->kvs_addr ? p->kvs_addr : "";
+    const char *jobid = p->jobid ? p->jobid : "";
+    int singleton = addr[0] == '\0';
+    if (singleton && !(p->rank == -1 || (p->rank == 0 && p->size <= 1))) {
+        tlm_error("TELEMEM_RANK is %d but TELEMEM_KVS is not set: start the "
+                  "job with telemem-run, or unset TELEMEM_RANK", p->rank);
+        return TELEMEM_ERR_BOOTSTRAP;
+    }
+    if (!singleton) {
+        if (p->size < 1 || p->rank < 0 || p->rank >= p->size) {
+            tlm_error("TELEMEM_RANK %d / TELEMEM_NRANKS %d: rank out of "
+                      "range [0, %d)", p->rank, p->size, p->size);
+            return TELEMEM_ERR_BOOTSTRAP;
+        }
+        if (strlen(addr) >= sizeof(((tlm_boot_t *)0)->addr)) {
+            tlm_error("TELEMEM_KVS '%s' is too long", addr);
+            return TELEMEM_ERR_BOOTSTRAP;
+        }
+    }
+    if ((!singleton || jobid[0]) && check_jobid(jobid) < 0) {
+        tlm_error("TELEMEM_JOBID '%s' is not 1 to %d characters of "
+                  "[A-Za-z0-9]", jobid, WIRE_MAX_JOBID);
+        return TELEMEM_ERR_BOOTSTRAP;
+    }
+
+    tlm_boot_t *b = calloc(1, sizeof(*b));
+    if (b == NULL) {
+        tlm_error("boot open: out of memory");
+        return TELEMEM_ERR_NO_MEMORY;
+    }
+    b->fd = -1;
+    b->timeout = p->timeout > 0 ? p->timeout : 0;
+    if (singleton) {
+        b->rank = 0;
+        b->size = 1;
+        if (jobid[0])
+            snprintf(b->jobid, sizeof(b->jobid), "%s", jobid);
+        else
+            snprintf(b->jobid, sizeof(b->jobid), "s%ld", (long)getpid());
+        tlm_debug("singleton job %s", b->jobid);
+        *boot_p = b;
+        return TELEMEM_OK;
+    }
+    b->rank = p->rank;
+    b->size = p->size;
+    snprintf(b->jobid, sizeof(b->jobid), "%s", jobid);
+    snprintf(b->addr, sizeof(b->addr), "%s", addr);
+    b->in = malloc(WIRE_HDR + WIRE_MAX_BODY);
+    if (b->in == NULL) {
+        tlm_error("boot open: out of memory for a %d-byte buffer",
+                  WIRE_HDR + WIRE_MAX_BODY);
+        boot_free(b);
+        return TELEMEM_ERR_NO_MEMORY;
+    }
+    int rc = connect_kvs(b);
+    if (rc == TELEMEM_OK)
+        rc = hello(b);
+    if (rc != TELEMEM_OK) {
+        boot_free(b);
+        return rc;
+    }
+    tlm_debug("rank %d of %d joined job %s via %s", b->rank, b->size,
+              b->jobid, b->addr);
+    *boot_p = b;
+    return TELEMEM_OK;
+}
+
+int tlm_core_boot_rank(const tlm_boot_t *b)
+{
+    return b ? b->rank : TELEMEM_ERR_INVALID_ARG;
+}
+
+int tlm_core_boot_size(const tlm_boot_t *b)
+{
+    return b ? b->size : TELEMEM_ERR_INVALID_ARG;
+}
+
+const char *tlm_core_boot_jobid(const tlm_boot_t *b)
+{
+    return b ? b->jobid : "";
+}
+
+static boot_kv_t *local_find(tlm_boot_t *b, const char *key)
+{
+    for (size_t i = 0; i < b->nkv; i++)
+        if (strcmp(b->kv[i].key, key) == 0)
+            return &b->kv[i];
+    return NULL;
+}
+
+static int local_put(tlm_boot_t *b, const char *key, const void *val,
+                     size_t len)
+{
+    void *copy = malloc(len ? len : 1);
+    if (copy == NULL) {
+        tlm_error("kvs put %s: out of memory for %zu bytes", key, len);
+        return TELEMEM_ERR_NO_MEMORY;
+    }
+    if (len)
+        memcpy(copy, val, len);
+    boot_kv_t *kv = local_find(b, key);
+    if (kv) { /* last put wins, as at the launcher */
+        free(kv->val);
+        kv->val = copy;
+        kv->len = len;
+        return TELEMEM_OK;
+    }
+    if (b->nkv == b->cap_kv) {
+        size_t cap = b->cap_kv ? 2 * b->cap_kv : 16;
+        boot_kv_t *n = realloc(b->kv, cap * sizeof(*n));
+        if (n == NULL) {
+            tlm_error("kvs put %s: out of memory for %zu keys", key, cap);
+            free(copy);
+            return TELEMEM_ERR_NO_MEMORY;
+        }
+        b->kv = n;
+        b->cap_kv = cap;
+    }
+    char *k = strdup(key);
+    if (k == NULL) {
+        tlm_error("kvs put %s: out of memory", key);
+        free(copy);
+        return TELEMEM_ERR_NO_MEMORY;
+    }
+    b->kv[b->nkv++] = (boot_kv_t){.key = k, .val = copy, .len = len};
+    return TELEMEM_OK;
+}
+
+int tlm_core_boot_put(tlm_boot_t *b, const char *key, const void *val,
+                      size_t len)
+{
+    if (b == NULL) {
+        tlm_error("kvs put: NULL handle");
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    int rc = check_key(key, "put");
+    if (rc != TELEMEM_OK)
+        return rc;
+    if (len > WIRE_MAX_VAL || (len > 0 && val == NULL)) {
+        tlm_error("kvs put %s: %s value of %zu bytes (max %d)", key,
+                  val ? "too large a" : "NULL", len, WIRE_MAX_VAL);
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    if (b->fd < 0)
+        return local_put(b, key, val, len);
+    if ((rc = check_usable(b, "put")) != TELEMEM_OK)
+        return rc;
+    unsigned char head[2 + WIRE_MAX_KEY];
+    size_t klen = strlen(key);
+    put_u16(head, (unsigned)klen);
+    memcpy(head + 2, key, klen);
+    /* no reply: TCP keeps it ahead of this rank's next FENCE */
+    return send_frame(b, OP_PUT, head, 2 + klen, val, len, deadline_of(b),
+                      "put");
+}
+
+static int fence_status(const tlm_boot_t *b, int st, const char *text)
+{
+    switch (st) {
+    case ST_OK:
+        return TELEMEM_OK;
+    case ST_PEER_DEAD:
+        tlm_error("kvs fence: %s", text[0] ? text : "a rank died");
+        return TELEMEM_ERR_PEER_DEAD;
+    default:
+        tlm_error("kvs fence: launcher answered status %d: %s", st, text);
+        return TELEMEM_ERR_BOOTSTRAP;
+    }
+}
+
+int tlm_core_boot_fence(tlm_boot_t *b)
+{
+    if (b == NULL) {
+        tlm_error("kvs fence: NULL handle");
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    if (b->fd < 0)
+        return TELEMEM_OK;
+    if (b->fence_state == FENCE_DONE) {
+        /* a timed-out fence completed while we waited for something else */
+        b->fence_state = FENCE_IDLE;
+        return fence_status(b, b->fence_result, "");
+    }
+    int rc = check_usable(b, "fence");
+    if (rc != TELEMEM_OK)
+        return rc;
+    double deadline = deadline_of(b);
+    if (b->fence_state == FENCE_IDLE) {
+        rc = send_frame(b, OP_FENCE, NULL, 0, NULL, 0, deadline, "fence");
+        if (rc != TELEMEM_OK)
+            return rc;
+        b->fence_state = FENCE_PENDING;
+    }
+    int st;
+    size_t blen;
+    rc = recv_reply(b, OP_FENCE, deadline, "fence", &st, &blen);
+    if (rc != TELEMEM_OK)
+        return rc; /* a timeout leaves the fence pending */
+    b->fence_state = FENCE_IDLE;
+    char text[WIRE_MAX_TEXT + 1];
+    frame_text(b, blen, text, sizeof(text));
+    consume_frame(b, blen);
+    return fence_status(b, st, text);
+}
+
+int tlm_core_boot_get(tlm_boot_t *b, const char *key, void *buf, size_t cap,
+                      size_t *len_p)
+{
+    if (b == NULL || len_p == NULL || (buf == NULL && cap > 0)) {
+        tlm_error("kvs get: NULL %s", b == NULL ? "handle" :
+                                      len_p == NULL ? "len_p" : "buf");
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    int rc = check_key(key, "get");
+    if (rc != TELEMEM_OK)
+        return rc;
+    const void *val;
+    size_t len;
+    if (b->fd < 0) {
+        boot_kv_t *kv = local_find(b, key);
+        if (kv == NULL) {
+            /* callers probe for optional keys: not worth an error line */
+            tlm_debug("kvs get %s: not found", key);
+            return TELEMEM_ERR_NOT_FOUND;
+        }
+        val = kv->val;
+        len = kv->len;
+    } else {
+        if ((rc = check_usable(b, "get")) != TELEMEM_OK)
+            return rc;
+        double deadline = deadline_of(b);
+        size_t klen = strlen(key);
+        rc = send_frame(b, OP_GET, key, klen, NULL, 0, deadline, "get");
+        if (rc != TELEMEM_OK)
+            return rc;
+        int st;
+        size_t blen;
+        rc = recv_reply(b, OP_GET, deadline, "get", &st, &blen);
+        if (rc != TELEMEM_OK) {
+            if (rc == TELEMEM_ERR_TIMED_OUT)
+                b->stale++; /* its reply will come later */
+            return rc;
+        }
+        if (st == ST_NOT_FOUND) {
+            consume_frame(b, blen);
+            tlm_debug("kvs get %s: not found", key);
+            return TELEMEM_ERR_NOT_FOUND;
+        }
+        if (st != ST_OK) {
+            char text[WIRE_MAX_TEXT + 1];
+            frame_text(b, blen, text, sizeof(text));
+            consume_frame(b, blen);
+            tlm_error("kvs get %s: launcher answered status %d: %s", key, st,
+                      text);
+            return TELEMEM_ERR_BOOTSTRAP;
+        }
+        val = b->in + WIRE_HDR;
+        len = blen;
+        if (len <= cap && len > 0)
+            memcpy(buf, val, len);
+        consume_frame(b, blen);
+        *len_p = len;
+        if (len > cap) {
+            tlm_debug("kvs get %s: value of %zu bytes exceeds buffer of %zu",
+                      key, len, cap);
+            return TELEMEM_ERR_INVALID_ARG;
+        }
+        return TELEMEM_OK;
+    }
+    *len_p = len;
+    if (len > cap) {
+        /* the caller may be asking for the length: debug only */
+        tlm_debug("kvs get %s: value of %zu bytes exceeds buffer of %zu", key,
+                  len, cap);
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    if (len)
+        memcpy(buf, val, len);
+    return TELEMEM_OK;
+}
+
+void tlm_core_boot_abort(tlm_boot_t *b, int exit_status, const char *why)
+{
+    if (why == NULL)
+        why = "";
+    if (b == NULL || b->fd < 0 || b->broken) {
+        tlm_error("abort with status %d: %s%s", exit_status, why,
+                  b && b->fd >= 0 ? " (launcher unreachable)" : "");
+        return;
+    }
+    unsigned char head[4];
+    size_t tlen = TLM_MIN(strlen(why), (size_t)WIRE_MAX_TEXT);
+    put_u32(head, (uint32_t)exit_status);
+    double deadline = tlm_util_now() +
+                      (b->timeout > 0 ? TLM_MIN(b->timeout, ABORT_WAIT)
+                                      : ABORT_WAIT);
+    if (send_frame(b, OP_ABORT, head, 4, why, tlen, deadline, "abort") !=
+        TELEMEM_OK)
+        return;
+    /* wait for the ack so the launcher has the reason before this rank
+     * goes on to exit */
+    int st;
+    size_t blen;
+    if (recv_reply(b, OP_ABORT, deadline, "abort", &st, &blen) == TELEMEM_OK)
+        consume_frame(b, blen);
+    else
+        b->stale++;
+}
+
+void tlm_core_boot_close(tlm_boot_t *b)
+{
+    if (b == NULL)
+        return;
+    if (b->fd >= 0 && !b->broken) {
+        /* best effort: a launcher that is gone needs no goodbye */
+        if (send_frame(b, OP_BYE, NULL, 0, NULL, 0, tlm_util_now() + 1.0,
+                       "bye") == TELEMEM_OK)
+            shutdown(b->fd, SHUT_WR);
+    }
+    boot_free(b);
+}

@@ -1,0 +1,157 @@
+/* core_config.c - the only reader of the environment: parses every setting
+ * of config_table.h (defaults through the same parser), warns about unknown
+ * TELEMEM_* variables, and renders the settings for TELEMEM_PRINT_CONFIG. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "telemem.h"
+#include "core/core_config.h"
+#include "util/log.h"
+#include "util/util.h"
+
+extern char **environ;
+
+typedef enum { T_SIZE, T_INT, T_BOOL, T_SECONDS, T_STRING, T_LOGLEVEL } ctype_t;
+
+typedef struct {
+    const char *name;
+    ctype_t type;
+    const char *def;
+    const char *doc;
+    size_t offset;
+} centry_t;
+
+static const centry_t entries[] = {
+#define TLM_CONFIG(name, type, def, doc) \
+    {#name, T_##type, def, doc, offsetof(tlm_config_t, name)},
+#include "core/config_table.h"
+#undef TLM_CONFIG
+};
+
+static const char *const type_forms[] = {
+    [T_SIZE] = "a size such as 4096, 16k, 4m, 1g",
+    [T_INT] = "a decimal integer",
+    [T_BOOL] = "y/n, yes/no, 1/0, on/off",
+    [T_SECONDS] = "seconds such as 30, 1.5, 200ms, 2m",
+    [T_STRING] = "a string",
+    [T_LOGLEVEL] = "error, warn, info, debug, trace or data",
+};
+
+static char *config_text;
+static char *strings[TLM_ARRAY_SIZE(entries)];
+static bool from_env[TLM_ARRAY_SIZE(entries)];
+
+static int parse_one(const centry_t *e, const char *val, tlm_config_t *cfg,
+                     size_t idx)
+{
+    void *p = (char *)cfg + e->offset;
+    switch (e->type) {
+    case T_SIZE: return tlm_util_parse_size(val, (size_t *)p);
+    case T_INT: return tlm_util_parse_int(val, (long *)p);
+    case T_BOOL: return tlm_util_parse_bool(val, (bool *)p);
+    case T_SECONDS: return tlm_util_parse_seconds(val, (double *)p);
+    case T_LOGLEVEL: return tlm_util_log_level_parse(val, (int *)p);
+    case T_STRING:
+        free(strings[idx]);
+        strings[idx] = strdup(val);
+        if (!strings[idx])
+            return -1;
+        *(const char **)p = strings[idx];
+        return 0;
+    }
+    return -1;
+}
+
+static void render(const tlm_config_t *cfg)
+{
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        return;
+    buf[0] = '\0';
+    for (size_t i = 0; i < TLM_ARRAY_SIZE(entries); i++) {
+        const centry_t *e = &entries[i];
+        const void *p = (const char *)cfg + e->offset;
+        char val[256];
+        switch (e->type) {
+        case T_SIZE: snprintf(val, sizeof(val), "%zu", *(const size_t *)p); break;
+        case T_INT: snprintf(val, sizeof(val), "%ld", *(const long *)p); break;
+        case T_BOOL: snprintf(val, sizeof(val), "%s", *(const bool *)p ? "y" : "n"); break;
+        case T_SECONDS: snprintf(val, sizeof(val), "%g", *(const double *)p); break;
+        case T_STRING: snprintf(val, sizeof(val), "%s", *(const char *const *)p); break;
+        case T_LOGLEVEL:
+            snprintf(val, sizeof(val), "%s", tlm_util_log_level_name(*(const int *)p));
+            break;
+        }
+        char line[400];
+        int n = snprintf(line, sizeof(line), "TELEMEM_%s = %s (%s)\n", e->name,
+                         val, from_env[i] ? "set" : "default");
+        if (n < 0)
+            continue;
+        if (len + (size_t)n + 1 > cap) {
+            char *nb = realloc(buf, cap * 2 + (size_t)n);
+            if (!nb)
+                break;
+            buf = nb;
+            cap = cap * 2 + (size_t)n;
+        }
+        memcpy(buf + len, line, (size_t)n + 1);
+        len += (size_t)n;
+    }
+    free(config_text);
+    config_text = buf;
+}
+
+int tlm_core_config_init(tlm_config_t *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    int rc = TELEMEM_OK;
+    for (size_t i = 0; i < TLM_ARRAY_SIZE(entries); i++) {
+        const centry_t *e = &entries[i];
+        char var[128];
+        snprintf(var, sizeof(var), "TELEMEM_%s", e->name);
+        const char *val = getenv(var);
+        from_env[i] = val != NULL;
+        if (parse_one(e, e->def, cfg, i) != 0) {
+            tlm_error("built-in default of %s (\"%s\") does not parse", var, e->def);
+            rc = TELEMEM_ERR_CONFIG;
+        }
+        if (val && parse_one(e, val, cfg, i) != 0) {
+            tlm_error("%s=\"%s\" is invalid: expected %s", var, val,
+                      type_forms[e->type]);
+            rc = TELEMEM_ERR_CONFIG;
+        }
+    }
+    for (char **ep = environ; ep && *ep; ep++) {
+        if (strncmp(*ep, "TELEMEM_", 8) != 0)
+            continue;
+        const char *name = *ep + 8;
+        size_t n = strcspn(name, "=");
+        bool known = false;
+        for (size_t i = 0; i < TLM_ARRAY_SIZE(entries) && !known; i++)
+            known = strlen(entries[i].name) == n &&
+                    strncmp(entries[i].name, name, n) == 0;
+        if (!known)
+            tlm_warn("unknown variable %.*s ignored (see README, "
+                     "\"Configuration\")", (int)(n + 8), *ep);
+    }
+    if (rc == TELEMEM_OK)
+        render(cfg);
+    return rc;
+}
+
+const char *tlm_core_config_string(void)
+{
+    return config_text ? config_text : "";
+}
+
+void tlm_core_config_fini(void)
+{
+    free(config_text);
+    config_text = NULL;
+    for (size_t i = 0; i < TLM_ARRAY_SIZE(entries); i++) {
+        free(strings[i]);
+        strings[i] = NULL;
+    }
+}

@@ -1,0 +1,30 @@
+/* core_config.h - the parsed configuration struct generated from
+ * config_table.h, and the one function that reads the environment. */
+#ifndef TLM_CORE_CONFIG_H
+#define TLM_CORE_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define TLM_CFG_T_SIZE size_t
+#define TLM_CFG_T_INT long
+#define TLM_CFG_T_BOOL bool
+#define TLM_CFG_T_SECONDS double
+#define TLM_CFG_T_STRING const char *
+#define TLM_CFG_T_LOGLEVEL int
+
+typedef struct tlm_config {
+#define TLM_CONFIG(name, type, def, doc) TLM_CFG_T_##type name;
+#include "core/config_table.h"
+#undef TLM_CONFIG
+} tlm_config_t;
+
+/* Fill cfg from the defaults and the TELEMEM_* environment.  Logs the
+ * offending variable and returns TELEMEM_ERR_CONFIG on a bad value; warns
+ * about unknown TELEMEM_* variables. */
+int tlm_core_config_init(tlm_config_t *cfg);
+/* Text block "NAME = value (default|set)" per line; owned by the module. */
+const char *tlm_core_config_string(void);
+void tlm_core_config_fini(void);
+
+#endif

@@ -1,0 +1,275 @@
+/* core_init.c - the runtime: initialize/finalize, ranks, node detection and
+ * transport choice, telemem_poll, and the bounded polling wait every
+ * blocking call uses. */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/core.h"
+#include "tlm_build_config.h"
+
+tlm_core_t tlm_core;
+
+const char *telemem_version(void)
+{
+    return TLM_VERSION;
+}
+
+int telemem_rank(void)
+{
+    return tlm_core.initialized ? tlm_core.rank : TELEMEM_ERR_NOT_INITIALIZED;
+}
+
+int telemem_nranks(void)
+{
+    return tlm_core.initialized ? tlm_core.nranks
+                                : TELEMEM_ERR_NOT_INITIALIZED;
+}
+
+const char *telemem_transport_name(int rank)
+{
+    if (!tlm_core.initialized || rank < 0 || rank >= tlm_core.nranks ||
+        !tlm_am.peers[rank].tp)
+        return "none";
+    return tlm_am.peers[rank].tp->name;
+}
+
+const char *telemem_config_string(void)
+{
+    return tlm_core.initialized ? tlm_core_config_string() : "";
+}
+
+/* ---- waiting -------------------------------------------------------------- */
+
+void tlm_core_wait_init(tlm_wait_t *w, int peer)
+{
+    w->start = 0;
+    w->next_check = 0;
+    w->idle = 0;
+    w->peer = peer;
+}
+
+static int check_alive(int peer)
+{
+    int lo = peer < 0 ? 0 : peer, hi = peer < 0 ? tlm_core.nranks : peer + 1;
+    for (int r = lo; r < hi; r++) {
+        if (r != tlm_core.rank && tlm_am_peer_alive(r) != TELEMEM_OK) {
+            tlm_error("rank %d has died", r);
+            return TELEMEM_ERR_PEER_DEAD;
+        }
+    }
+    return TELEMEM_OK;
+}
+
+int tlm_core_wait_step(tlm_wait_t *w)
+{
+    int n = tlm_am_progress();
+    if (TLM_UNLIKELY(n < 0))
+        return n;
+    if (n > 0) {
+        w->idle = 0;
+        return TELEMEM_OK;
+    }
+    if (++w->idle < tlm_core.cfg.SPIN_COUNT)
+        return TELEMEM_OK;
+    /* Nothing arrived for a while: let another rank sharing this core run,
+     * then look at the clock. */
+    w->idle = 0;
+    sched_yield();
+    double now = tlm_util_now();
+    if (w->start == 0) {
+        w->start = now;
+        w->next_check = now + tlm_core.cfg.LIVENESS_INTERVAL;
+        return TELEMEM_OK;
+    }
+    if (tlm_core.cfg.TIMEOUT > 0 && now - w->start > tlm_core.cfg.TIMEOUT) {
+        tlm_error("wait timed out after %.1f s (TELEMEM_TIMEOUT)",
+                  now - w->start);
+        return TELEMEM_ERR_TIMED_OUT;
+    }
+    if (now >= w->next_check) {
+        w->next_check = now + tlm_core.cfg.LIVENESS_INTERVAL;
+        return check_alive(w->peer);
+    }
+    return TELEMEM_OK;
+}
+
+int telemem_poll(void)
+{
+    int rc = tlm_core_check_comm();
+    if (rc != TELEMEM_OK)
+        return rc;
+    return tlm_am_progress();
+}
+
+/* ---- start-up ------------------------------------------------------------- */
+
+/* An identifier of this host: hostname plus the kernel's boot id. */
+static void host_id(char *buf, size_t n)
+{
+    char host[256] = "";
+    char boot[64] = "";
+    gethostname(host, sizeof(host) - 1);
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f) {
+        if (!fgets(boot, sizeof(boot), f))
+            boot[0] = '\0';
+        fclose(f);
+        boot[strcspn(boot, "\n")] = '\0';
+    }
+    snprintf(buf, n, "%s/%s", host, boot);
+}
+
+static int find_same_node(bool *same)
+{
+    char me[400], other[400], key[64];
+    size_t len;
+    int rc;
+    host_id(me, sizeof(me));
+    snprintf(key, sizeof(key), "host.%d", tlm_core.rank);
+    rc = tlm_core_boot_put(tlm_core.boot, key, me, strlen(me) + 1);
+    if (rc == TELEMEM_OK)
+        rc = tlm_core_boot_fence(tlm_core.boot);
+    for (int r = 0; rc == TELEMEM_OK && r < tlm_core.nranks; r++) {
+        snprintf(key, sizeof(key), "host.%d", r);
+        rc = tlm_core_boot_get(tlm_core.boot, key, other, sizeof(other), &len);
+        same[r] = rc == TELEMEM_OK && strcmp(me, other) == 0;
+    }
+    return rc;
+}
+
+static int open_transports(void)
+{
+    const char *want = tlm_core.cfg.TRANSPORT;
+    if (strcmp(want, "auto") != 0 && strcmp(want, "shm") != 0) {
+        tlm_error("TELEMEM_TRANSPORT=\"%s\" is invalid: expected auto or shm "
+                  "(this build has: shm, loop)", want);
+        return TELEMEM_ERR_CONFIG;
+    }
+    int n = tlm_core.nranks;
+    bool *same = calloc((size_t)n, sizeof(bool));
+    bool *reach = calloc((size_t)n, sizeof(bool));
+    int rc = (same && reach) ? TELEMEM_OK : TELEMEM_ERR_NO_MEMORY;
+    if (rc == TELEMEM_OK && n > 1)
+        rc = find_same_node(same);
+    else if (rc == TELEMEM_OK)
+        same[0] = true;
+    tlm_transport_params_t p = {
+        .rank = tlm_core.rank,
+        .size = n,
+        .boot = tlm_core.boot,
+        .jobid = tlm_core_boot_jobid(tlm_core.boot),
+        .same_node = same,
+        .shm_buf_size = tlm_core.cfg.SHM_BUF_SIZE,
+        .shm_buf_count = tlm_core.cfg.SHM_BUF_COUNT,
+        .shm_ring = tlm_core.cfg.SHM_RING,
+        .deliver = tlm_am_deliver,
+        .deliver_arg = NULL,
+    };
+    /* loop carries messages to self; shm everything else on this node.  Every
+     * rank opens shm when the job has more than one rank: its set-up is
+     * collective. */
+    static const char *const order[] = {"loop", "shm"};
+    for (size_t i = 0; rc == TELEMEM_OK && i < TLM_ARRAY_SIZE(order); i++) {
+        const tlm_backend_t *b = tlm_backend_find(order[i]);
+        tlm_transport_t *tp = NULL;
+        if (strcmp(order[i], "shm") == 0 && n == 1)
+            continue;
+        rc = b->query(&p, reach);
+        if (rc == TELEMEM_OK)
+            rc = b->open(&p, &tp);
+        if (rc == TELEMEM_OK) {
+            rc = tlm_am_add_transport(tp, reach);
+            if (rc != TELEMEM_OK)
+                tlm_transport_close(tp);
+        }
+    }
+    if (rc == TELEMEM_OK)
+        rc = tlm_am_check_reach();
+    free(same);
+    free(reach);
+    return rc;
+}
+
+static void teardown(void)
+{
+    tlm_core_am_fini();
+    tlm_core_coll_fini();
+    tlm_core_mem_fini();
+    tlm_am_fini();
+    tlm_core_ops_fini();
+    tlm_core_region_fini();
+    free(tlm_core.peers);
+    if (tlm_core.boot)
+        tlm_core_boot_close(tlm_core.boot);
+    tlm_core_config_fini();
+    memset(&tlm_core, 0, sizeof(tlm_core));
+}
+
+int telemem_initialize(int *argc, char ***argv)
+{
+    if (tlm_core.initialized)
+        return TELEMEM_ERR_ALREADY_INITIALIZED;
+    memset(&tlm_core, 0, sizeof(tlm_core));
+    int rc = tlm_core_config_init(&tlm_core.cfg);
+    if (rc != TELEMEM_OK) {
+        tlm_core_config_fini();
+        return rc;
+    }
+    const tlm_config_t *c = &tlm_core.cfg;
+    tlm_util_log_init(c->LOG_LEVEL, c->LOG_FILE, c->LOG_FILTER);
+    tlm_boot_params_t bp = {
+        .rank = (int)c->RANK,
+        .size = (int)c->NRANKS,
+        .kvs_addr = c->KVS,
+        .jobid = c->JOBID,
+        .timeout = c->TIMEOUT,
+    };
+    rc = tlm_core_boot_open(&bp, &tlm_core.boot);
+    if (rc != TELEMEM_OK) {
+        tlm_core.boot = NULL;
+        goto err;
+    }
+    tlm_core.rank = tlm_core_boot_rank(tlm_core.boot);
+    tlm_core.nranks = tlm_core_boot_size(tlm_core.boot);
+    tlm_util_log_set_rank(tlm_core.rank);
+    tlm_core.peers = calloc((size_t)tlm_core.nranks, sizeof(tlm_core_peer_t));
+    if (!tlm_core.peers) {
+        rc = TELEMEM_ERR_NO_MEMORY;
+        goto err;
+    }
+    rc = tlm_am_init(tlm_core.rank, tlm_core.nranks);
+    if (rc == TELEMEM_OK)
+        rc = open_transports();
+    if (rc != TELEMEM_OK)
+        goto err;
+    tlm_core_rma_init();
+    tlm_core_coll_init();
+    rc = tlm_core_am_init();
+    if (rc != TELEMEM_OK)
+        goto err;
+    tlm_core.initialized = true;
+    if (c->PRINT_CONFIG && tlm_core.rank == 0)
+        fprintf(stderr, "telemem %s configuration:\n%s", TLM_VERSION,
+                tlm_core_config_string());
+    tlm_debug("initialized: rank %d of %d", tlm_core.rank, tlm_core.nranks);
+    return TELEMEM_OK;
+err:
+    teardown();
+    return rc;
+}
+
+int telemem_finalize(void)
+{
+    int rc = tlm_core_check_comm();
+    if (rc != TELEMEM_OK)
+        return rc;
+    rc = telemem_quiet();
+    int brc = telemem_barrier();
+    if (rc == TELEMEM_OK)
+        rc = brc;
+    teardown();
+    return rc;
+}

@@ -1,0 +1,538 @@
+/* core_rma.c - put and get over active messages: the initiator's front end
+ * (blocking, nb and nbi forms, quiet and fence) and the target's handlers
+ * that check each request against the region table and apply it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+
+/* Wire ids of ops carry 12 bits of generation so that a late reply for an
+ * abandoned op never lands in a newer op that reuses its slot. */
+#define OP_ID_BITS 20u
+#define OP_ID_MASK ((1u << OP_ID_BITS) - 1)
+
+static uint32_t wire_id(uint32_t idx)
+{
+    return idx | ((tlm_core_op(idx)->gen & 0xfffu) << OP_ID_BITS);
+}
+
+static tlm_op_t *op_from_wire(uint32_t id, int kind, uint32_t *idx_p)
+{
+    uint32_t idx = id & OP_ID_MASK;
+    tlm_op_t *op = NULL;
+    if (kind) {
+        op = tlm_core_op_lookup(idx, kind);
+    } else {
+        op = tlm_core_op_lookup(idx, TLM_OP_PUT);
+        if (!op)
+            op = tlm_core_op_lookup(idx, TLM_OP_GET);
+    }
+    if (!op || (op->gen & 0xfffu) != id >> OP_ID_BITS)
+        return NULL;
+    *idx_p = idx;
+    return op;
+}
+
+/* ---- argument checks ------------------------------------------------------ */
+
+int tlm_core_check_rma_args(const char *what, int rank, const void *remote,
+                            const void *local, size_t bytes)
+{
+    int rc = tlm_core_check_comm();
+    if (rc != TELEMEM_OK)
+        return rc;
+    if (rank < 0 || rank >= tlm_core.nranks) {
+        tlm_error("%s: rank %d out of range [0, %d)", what, rank,
+                  tlm_core.nranks);
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    if (bytes && (!remote || !local)) {
+        tlm_error("%s: %s buffer is NULL with %zu bytes", what,
+                  !remote ? "remote" : "local", bytes);
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    if ((uintptr_t)remote + bytes < (uintptr_t)remote ||
+        (uintptr_t)local + bytes < (uintptr_t)local) {
+        tlm_error("%s: %zu bytes from %p wrap around the address space", what,
+                  bytes, (uintptr_t)remote + bytes < (uintptr_t)remote
+                             ? remote : local);
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    return TELEMEM_OK;
+}
+
+static inline int rma_check(const char *what, int rank, const void *remote,
+                            const void *local, size_t bytes)
+{
+    if (TLM_LIKELY(tlm_core.initialized && !tlm_core.in_handler &&
+                   (unsigned)rank < (unsigned)tlm_core.nranks &&
+                   remote && local &&
+                   (uintptr_t)remote + bytes >= (uintptr_t)remote &&
+                   (uintptr_t)local + bytes >= (uintptr_t)local))
+        return TELEMEM_OK;
+    return tlm_core_check_rma_args(what, rank, remote, local, bytes);
+}
+
+static int self_copy(const char *what, void *dst, const void *src, size_t n,
+                     const void *remote)
+{
+    if (!tlm_core_region_contains((uintptr_t)remote, n)) {
+        tlm_error("%s: [%p, +%zu) is outside this rank's registered memory",
+                  what, remote, n);
+        return TELEMEM_ERR_OUT_OF_RANGE;
+    }
+    memmove(dst, src, n);
+    return TELEMEM_OK;
+}
+
+/* ---- put ------------------------------------------------------------------ */
+
+int tlm_core_wait_sent(int rank, tlm_am_sendop_t *op)
+{
+    tlm_wait_t w;
+    tlm_core_wait_init(&w, rank);
+    while (!op->sent) {
+        int rc = tlm_core_wait_step(&w);
+        if (rc != TELEMEM_OK) {
+            tlm_am_cancel(rank, op);
+            return rc;
+        }
+    }
+    return op->status;
+}
+
+int tlm_core_send_stream(int rank, const void *hdr, size_t hdr_len,
+                         const void *data, size_t len)
+{
+    if (len <= tlm_am_max_payload(rank, hdr_len)) {
+        int rc = tlm_am_try_send(rank, hdr, hdr_len, data, len);
+        if (rc != TELEMEM_ERR_AGAIN)
+            return rc;
+    }
+    tlm_am_sendop_t op;
+    tlm_am_sendop_init(&op, hdr, hdr_len, true, data, len);
+    tlm_am_post(rank, &op);
+    return tlm_core_wait_sent(rank, &op);
+}
+
+int telemem_put(int rank, void *remote_dst, const void *local_src,
+                size_t bytes)
+{
+    int rc = rma_check("put", rank, remote_dst, local_src, bytes);
+    if (TLM_UNLIKELY(rc != TELEMEM_OK || bytes == 0))
+        return rc;
+    if (TLM_UNLIKELY(rank == tlm_core.rank))
+        return self_copy("put", remote_dst, local_src, bytes, remote_dst);
+    tlm_am_frag_hdr_t h = {{TLM_AM_PUT, 0, 0, 0}, (uintptr_t)remote_dst,
+                           bytes, 0};
+    tlm_core.peers[rank].unflushed++;
+    if (TLM_LIKELY(bytes <= tlm_am.peers[rank].max_msg - sizeof(h))) {
+        rc = tlm_am_try_send(rank, &h, sizeof(h), local_src, bytes);
+        if (TLM_LIKELY(rc != TELEMEM_ERR_AGAIN))
+            return rc;
+    }
+    return tlm_core_send_stream(rank, &h, sizeof(h), local_src, bytes);
+}
+
+static void free_sendop(tlm_am_sendop_t *op, int status)
+{
+    if (status != TELEMEM_OK) {
+        int rank = (int)(intptr_t)op->done_arg;
+        if (tlm_core.peers && tlm_core.peers[rank].error == TELEMEM_OK)
+            tlm_core.peers[rank].error = status;
+    }
+    free(op);
+}
+
+int telemem_put_nbi(int rank, void *remote_dst, const void *local_src,
+                    size_t bytes)
+{
+    int rc = rma_check("put_nbi", rank, remote_dst, local_src, bytes);
+    if (TLM_UNLIKELY(rc != TELEMEM_OK || bytes == 0))
+        return rc;
+    if (TLM_UNLIKELY(rank == tlm_core.rank))
+        return self_copy("put_nbi", remote_dst, local_src, bytes, remote_dst);
+    tlm_am_frag_hdr_t h = {{TLM_AM_PUT, 0, 0, 0}, (uintptr_t)remote_dst,
+                           bytes, 0};
+    tlm_core.peers[rank].unflushed++;
+    if (bytes <= tlm_am.peers[rank].max_msg - sizeof(h)) {
+        rc = tlm_am_try_send(rank, &h, sizeof(h), local_src, bytes);
+        if (rc != TELEMEM_ERR_AGAIN)
+            return rc;
+    }
+    tlm_am_sendop_t *op = malloc(sizeof(*op));
+    if (!op) {
+        tlm_error("put_nbi: no memory to queue %zu bytes to rank %d", bytes,
+                  rank);
+        return TELEMEM_ERR_NO_MEMORY;
+    }
+    tlm_am_sendop_init(op, &h, sizeof(h), true, local_src, bytes);
+    op->done = free_sendop;
+    op->done_arg = (void *)(intptr_t)rank;
+    return tlm_am_post(rank, op);
+}
+
+static void put_nb_sent(tlm_am_sendop_t *sop, int status)
+{
+    if (status != TELEMEM_OK)
+        tlm_core_op_complete((uint32_t)(uintptr_t)sop->done_arg, status);
+}
+
+static int new_handle(uint32_t idx, telemem_handle_t *h)
+{
+    h->index_ = idx;
+    h->generation_ = tlm_core_op(idx)->gen;
+    return TELEMEM_OK;
+}
+
+int telemem_put_nb(int rank, void *remote_dst, const void *local_src,
+                   size_t bytes, telemem_handle_t *h)
+{
+    int rc = rma_check("put_nb", rank, remote_dst, local_src, bytes);
+    if (rc == TELEMEM_OK && !h) {
+        tlm_error("put_nb: handle pointer is NULL");
+        rc = TELEMEM_ERR_INVALID_ARG;
+    }
+    if (rc != TELEMEM_OK)
+        return rc;
+    if (bytes == 0 || rank == tlm_core.rank) {
+        rc = bytes ? self_copy("put_nb", remote_dst, local_src, bytes,
+                               remote_dst) : TELEMEM_OK;
+        if (rc == TELEMEM_OK)
+            *h = TELEMEM_HANDLE_NULL;
+        return rc;
+    }
+    uint32_t idx;
+    rc = tlm_core_op_alloc(&idx);
+    if (rc != TELEMEM_OK)
+        return rc;
+    tlm_op_t *op = tlm_core_op(idx);
+    op->kind = TLM_OP_PUT;
+    op->rank = rank;
+    op->len = bytes;
+    tlm_am_frag_hdr_t hd = {{TLM_AM_PUT, TLM_AM_F_ACK, 0, wire_id(idx)},
+                            (uintptr_t)remote_dst, bytes, 0};
+    tlm_core.peers[rank].unflushed++;
+    if (bytes <= tlm_am.peers[rank].max_msg - sizeof(hd)) {
+        rc = tlm_am_try_send(rank, &hd, sizeof(hd), local_src, bytes);
+        if (rc == TELEMEM_OK)
+            return new_handle(idx, h);
+        if (rc != TELEMEM_ERR_AGAIN) {
+            tlm_core_op_free(idx);
+            return rc;
+        }
+    }
+    tlm_am_sendop_init(&op->sendop, &hd, sizeof(hd), true, local_src, bytes);
+    op->sendop.done = put_nb_sent;
+    op->sendop.done_arg = (void *)(uintptr_t)idx;
+    tlm_am_post(rank, &op->sendop);
+    return new_handle(idx, h);
+}
+
+/* ---- get ------------------------------------------------------------------ */
+
+/* Start a get into an op; the reply completes it. */
+static int get_start(int rank, void *dst, const void *src, size_t n, bool nbi,
+                     uint32_t *idx_p)
+{
+    uint32_t idx;
+    int rc = tlm_core_op_alloc(&idx);
+    if (rc != TELEMEM_OK)
+        return rc;
+    tlm_op_t *op = tlm_core_op(idx);
+    op->kind = TLM_OP_GET;
+    op->rank = rank;
+    op->dst = dst;
+    op->len = n;
+    op->nbi = nbi;
+    tlm_am_get_req_t req = {{TLM_AM_GET_REQ, 0, 0, wire_id(idx)},
+                            (uintptr_t)src, n};
+    rc = tlm_am_send_ctrl(rank, &req, sizeof(req), NULL, 0);
+    if (rc != TELEMEM_OK) {
+        tlm_core_op_free(idx);
+        return rc;
+    }
+    if (nbi)
+        tlm_core.peers[rank].nbi_gets++;
+    *idx_p = idx;
+    return TELEMEM_OK;
+}
+
+int telemem_get(int rank, void *local_dst, const void *remote_src,
+                size_t bytes)
+{
+    int rc = rma_check("get", rank, remote_src, local_dst, bytes);
+    if (TLM_UNLIKELY(rc != TELEMEM_OK || bytes == 0))
+        return rc;
+    if (rank == tlm_core.rank)
+        return self_copy("get", local_dst, remote_src, bytes, remote_src);
+    uint32_t idx;
+    rc = get_start(rank, local_dst, remote_src, bytes, false, &idx);
+    if (rc != TELEMEM_OK)
+        return rc;
+    tlm_op_t *op = tlm_core_op(idx);
+    tlm_wait_t w;
+    tlm_core_wait_init(&w, rank);
+    while (op->state != TLM_OP_DONE) {
+        rc = tlm_core_wait_step(&w);
+        if (rc != TELEMEM_OK) {
+            tlm_core_op_free(idx); /* a late reply finds no op: dropped */
+            return rc;
+        }
+    }
+    rc = op->status;
+    tlm_core_op_free(idx);
+    return rc;
+}
+
+int telemem_get_nb(int rank, void *local_dst, const void *remote_src,
+                   size_t bytes, telemem_handle_t *h)
+{
+    int rc = rma_check("get_nb", rank, remote_src, local_dst, bytes);
+    if (rc == TELEMEM_OK && !h) {
+        tlm_error("get_nb: handle pointer is NULL");
+        rc = TELEMEM_ERR_INVALID_ARG;
+    }
+    if (rc != TELEMEM_OK)
+        return rc;
+    if (bytes == 0 || rank == tlm_core.rank) {
+        rc = bytes ? self_copy("get_nb", local_dst, remote_src, bytes,
+                               remote_src) : TELEMEM_OK;
+        if (rc == TELEMEM_OK)
+            *h = TELEMEM_HANDLE_NULL;
+        return rc;
+    }
+    uint32_t idx;
+    rc = get_start(rank, local_dst, remote_src, bytes, false, &idx);
+    if (rc != TELEMEM_OK)
+        return rc;
+    return new_handle(idx, h);
+}
+
+int telemem_get_nbi(int rank, void *local_dst, const void *remote_src,
+                    size_t bytes)
+{
+    int rc = rma_check("get_nbi", rank, remote_src, local_dst, bytes);
+    if (TLM_UNLIKELY(rc != TELEMEM_OK || bytes == 0))
+        return rc;
+    if (rank == tlm_core.rank)
+        return self_copy("get_nbi", local_dst, remote_src, bytes, remote_src);
+    uint32_t idx;
+    return get_start(rank, local_dst, remote_src, bytes, true, &idx);
+}
+
+/* ---- quiet and fence ------------------------------------------------------ */
+
+static bool peer_complete(const tlm_core_peer_t *p)
+{
+    return (int32_t)(p->flush_acked - p->flush_sent) >= 0 && p->nbi_gets == 0;
+}
+
+int tlm_core_flush(int rank)
+{
+    int lo = rank < 0 ? 0 : rank, hi = rank < 0 ? tlm_core.nranks : rank + 1;
+    int rc = TELEMEM_OK;
+    /* Ask every target with un-flushed requests; they answer in order after
+     * applying everything before the FLUSH. */
+    for (int r = lo; r < hi; r++) {
+        tlm_core_peer_t *p = &tlm_core.peers[r];
+        if (r == tlm_core.rank || p->unflushed == 0)
+            continue;
+        p->unflushed = 0;
+        p->flush_sent++;
+        tlm_am_hdr_t f = {TLM_AM_FLUSH, 0, 0, p->flush_sent};
+        int src = tlm_am_send_ctrl(r, &f, sizeof(f), NULL, 0);
+        if (src != TELEMEM_OK && rc == TELEMEM_OK)
+            rc = src;
+    }
+    for (int r = lo; r < hi && rc == TELEMEM_OK; r++) {
+        tlm_core_peer_t *p = &tlm_core.peers[r];
+        tlm_wait_t w;
+        tlm_core_wait_init(&w, r);
+        while (!peer_complete(p) && rc == TELEMEM_OK)
+            rc = tlm_core_wait_step(&w);
+    }
+    for (int r = lo; r < hi; r++) {
+        tlm_core_peer_t *p = &tlm_core.peers[r];
+        if (p->error != TELEMEM_OK && rc == TELEMEM_OK)
+            rc = p->error;
+        p->error = TELEMEM_OK;
+    }
+    return rc;
+}
+
+int telemem_quiet(void)
+{
+    int rc = tlm_core_check_comm();
+    return rc == TELEMEM_OK ? tlm_core_flush(-1) : rc;
+}
+
+int telemem_fence(int rank)
+{
+    int rc = tlm_core_check_comm();
+    if (rc != TELEMEM_OK)
+        return rc;
+    if (rank < 0 || rank >= tlm_core.nranks) {
+        tlm_error("fence: rank %d out of range [0, %d)", rank,
+                  tlm_core.nranks);
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    return tlm_core_flush(rank);
+}
+
+/* ---- target side ---------------------------------------------------------- */
+
+static void protocol_error(int src, const char *what, size_t len)
+{
+    tlm_am.protocol_errors++;
+    tlm_warn("dropped a malformed %s message from rank %d (%zu bytes)", what,
+             src, len);
+}
+
+static void send_ack(int src, uint32_t id, int status)
+{
+    tlm_am_hdr_t a = {TLM_AM_ACK, 0, (uint16_t)(int16_t)status, id};
+    tlm_am_send_ctrl(src, &a, sizeof(a), NULL, 0);
+}
+
+static void on_put(int src, const void *msg, size_t len)
+{
+    const tlm_am_frag_hdr_t *h = msg;
+    if (TLM_UNLIKELY(len < sizeof(*h)))
+        return protocol_error(src, "put", len);
+    size_t plen = len - sizeof(*h);
+    if (TLM_UNLIKELY(h->offset > h->total || plen > h->total - h->offset))
+        return protocol_error(src, "put", len);
+    bool last = h->offset + plen == h->total;
+    if (TLM_LIKELY(tlm_core_region_contains((uintptr_t)h->addr, h->total))) {
+        tlm_util_copy((void *)(uintptr_t)(h->addr + h->offset), h + 1, plen);
+        if ((h->h.flags & TLM_AM_F_ACK) && last)
+            send_ack(src, h->h.id, TELEMEM_OK);
+        return;
+    }
+    if (h->offset == 0)
+        tlm_debug("refused put from rank %d to [0x%llx, +%llu)", src,
+                  (unsigned long long)h->addr, (unsigned long long)h->total);
+    if (h->h.flags & TLM_AM_F_ACK) {
+        if (last)
+            send_ack(src, h->h.id, TELEMEM_ERR_OUT_OF_RANGE);
+    } else if (h->offset == 0) {
+        tlm_am_nack_t n = {{TLM_AM_NACK, 0,
+                            (uint16_t)(int16_t)TELEMEM_ERR_OUT_OF_RANGE, 0},
+                           h->addr, h->total};
+        tlm_am_send_ctrl(src, &n, sizeof(n), NULL, 0);
+    }
+}
+
+static void free_reply(tlm_am_sendop_t *op, int status)
+{
+    free(op);
+}
+
+static void on_get_req(int src, const void *msg, size_t len)
+{
+    const tlm_am_get_req_t *q = msg;
+    if (len != sizeof(*q))
+        return protocol_error(src, "get request", len);
+    if (!tlm_core_region_contains((uintptr_t)q->addr, q->len) || q->len == 0) {
+        tlm_debug("refused get by rank %d of [0x%llx, +%llu)", src,
+                  (unsigned long long)q->addr, (unsigned long long)q->len);
+        send_ack(src, q->h.id, TELEMEM_ERR_OUT_OF_RANGE);
+        return;
+    }
+    tlm_am_frag_hdr_t r = {{TLM_AM_GET_REP, 0, 0, q->h.id}, 0, q->len, 0};
+    const void *data = (const void *)(uintptr_t)q->addr;
+    if (q->len <= tlm_am_max_payload(src, sizeof(r))) {
+        tlm_am_send_ctrl(src, &r, sizeof(r), data, q->len);
+        return;
+    }
+    tlm_am_sendop_t *op = malloc(sizeof(*op));
+    if (!op) {
+        tlm_error("no memory to answer a get of %llu bytes from rank %d",
+                  (unsigned long long)q->len, src);
+        send_ack(src, q->h.id, TELEMEM_ERR_NO_MEMORY);
+        return;
+    }
+    tlm_am_sendop_init(op, &r, sizeof(r), true, data, q->len);
+    op->done = free_reply;
+    tlm_am_post(src, op);
+}
+
+static void on_get_rep(int src, const void *msg, size_t len)
+{
+    const tlm_am_frag_hdr_t *h = msg;
+    uint32_t idx;
+    if (len < sizeof(*h))
+        return protocol_error(src, "get reply", len);
+    tlm_op_t *op = op_from_wire(h->h.id, TLM_OP_GET, &idx);
+    if (!op)
+        return; /* its get was abandoned (timeout): drop */
+    size_t plen = len - sizeof(*h);
+    if (op->rank != src || h->total != op->len || h->offset > op->len ||
+        plen > op->len - h->offset)
+        return protocol_error(src, "get reply", len);
+    tlm_util_copy(op->dst + h->offset, h + 1, plen);
+    op->got += plen;
+    if (op->got == op->len)
+        tlm_core_op_complete(idx, TELEMEM_OK);
+}
+
+static void on_ack(int src, const void *msg, size_t len)
+{
+    const tlm_am_hdr_t *h = msg;
+    uint32_t idx;
+    if (len != sizeof(*h))
+        return protocol_error(src, "ack", len);
+    tlm_op_t *op = op_from_wire(h->id, 0, &idx);
+    if (!op || op->rank != src)
+        return;
+    int status = (int16_t)h->aux;
+    if (status != TELEMEM_OK)
+        tlm_warn("rank %d refused a %s of %zu bytes: %s", src,
+                 op->kind == TLM_OP_GET ? "get" : "put", op->len,
+                 telemem_strerror(status));
+    tlm_core_op_complete(idx, status);
+}
+
+static void on_nack(int src, const void *msg, size_t len)
+{
+    const tlm_am_nack_t *n = msg;
+    if (len != sizeof(*n))
+        return protocol_error(src, "nack", len);
+    int status = (int16_t)n->h.aux;
+    tlm_warn("rank %d refused a request for [0x%llx, +%llu): %s", src,
+             (unsigned long long)n->addr, (unsigned long long)n->len,
+             telemem_strerror(status));
+    if (tlm_core.peers[src].error == TELEMEM_OK)
+        tlm_core.peers[src].error = status;
+}
+
+static void on_flush(int src, const void *msg, size_t len)
+{
+    const tlm_am_hdr_t *h = msg;
+    if (len != sizeof(*h))
+        return protocol_error(src, "flush", len);
+    tlm_am_hdr_t a = {TLM_AM_FLUSH_ACK, 0, 0, h->id};
+    tlm_am_send_ctrl(src, &a, sizeof(a), NULL, 0);
+}
+
+static void on_flush_ack(int src, const void *msg, size_t len)
+{
+    const tlm_am_hdr_t *h = msg;
+    if (len != sizeof(*h))
+        return protocol_error(src, "flush ack", len);
+    tlm_core_peer_t *p = &tlm_core.peers[src];
+    if ((int32_t)(h->id - p->flush_acked) > 0)
+        p->flush_acked = h->id;
+}
+
+void tlm_core_rma_init(void)
+{
+    tlm_am_set_handler(TLM_AM_PUT, on_put);
+    tlm_am_set_handler(TLM_AM_GET_REQ, on_get_req);
+    tlm_am_set_handler(TLM_AM_GET_REP, on_get_rep);
+    tlm_am_set_handler(TLM_AM_ACK, on_ack);
+    tlm_am_set_handler(TLM_AM_NACK, on_nack);
+    tlm_am_set_handler(TLM_AM_FLUSH, on_flush);
+    tlm_am_set_handler(TLM_AM_FLUSH_ACK, on_flush_ack);
+}
