@@ -1,5 +1,7 @@
-/* backend.c - the list of built-in backends, lookup by name, the check that
- * no ops slot is NULL, and the stubs that fill optional slots. */
+/* backend.c - the list of built-in backends, the choice of which to open
+ * (TELEMEM_TRANSPORT), the check that no ops slot is NULL, and the stubs
+ * that fill optional slots. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "telemem.h"
@@ -10,18 +12,11 @@
 extern const tlm_backend_t tlm_shm_backend;
 extern const tlm_backend_t tlm_loop_backend;
 
+/* In order of preference: a rank is reached by the first that can. */
 static const tlm_backend_t *const backends[] = {
-    &tlm_shm_backend,
     &tlm_loop_backend,
+    &tlm_shm_backend,
 };
-
-const tlm_backend_t *tlm_backend_find(const char *name)
-{
-    for (size_t i = 0; i < TLM_ARRAY_SIZE(backends); i++)
-        if (strcmp(backends[i]->name, name) == 0)
-            return backends[i]->abi == TLM_BACKEND_ABI ? backends[i] : NULL;
-    return NULL;
-}
 
 int tlm_backend_check(const tlm_transport_t *tp)
 {
@@ -32,6 +27,38 @@ int tlm_backend_check(const tlm_transport_t *tp)
         return TELEMEM_ERR_TRANSPORT;
     }
     return TELEMEM_OK;
+}
+
+int tlm_backend_open_all(const char *want, const tlm_transport_params_t *p,
+                         tlm_backend_add_fn_t add)
+{
+    if (strcmp(want, "auto") != 0 && strcmp(want, "shm") != 0) {
+        tlm_error("TELEMEM_TRANSPORT=\"%s\" is invalid: expected auto or shm "
+                  "(this build has: shm)", want);
+        return TELEMEM_ERR_CONFIG;
+    }
+    bool *reach = calloc((size_t)p->size, sizeof(bool));
+    if (!reach)
+        return TELEMEM_ERR_NO_MEMORY;
+    int rc = TELEMEM_OK;
+    /* loop carries messages to self.  Every rank opens shm when the job has
+     * more than one rank, since its set-up is collective. */
+    for (size_t i = 0; rc == TELEMEM_OK && i < TLM_ARRAY_SIZE(backends); i++) {
+        const tlm_backend_t *b = backends[i];
+        tlm_transport_t *tp = NULL;
+        if (b == &tlm_shm_backend && p->size == 1)
+            continue;
+        rc = b->query(p, reach);
+        if (rc == TELEMEM_OK)
+            rc = b->open(p, &tp);
+        if (rc == TELEMEM_OK) {
+            rc = add(tp, reach);
+            if (rc != TELEMEM_OK)
+                tlm_transport_close(tp);
+        }
+    }
+    free(reach);
+    return rc;
 }
 
 int tlm_backend_stub_connect(tlm_transport_t *tp, int peer)

@@ -66,7 +66,11 @@ typedef struct tlm_backend {
 #define TLM_BACKEND_ABI 1
 
 /* backend.c */
-const tlm_backend_t *tlm_backend_find(const char *name);
+typedef int (*tlm_backend_add_fn_t)(tlm_transport_t *tp, const bool *reach);
+/* Open every transport `want` (TELEMEM_TRANSPORT) selects, handing each to
+ * add() with the ranks it reaches.  Collective. */
+int tlm_backend_open_all(const char *want, const tlm_transport_params_t *p,
+                         tlm_backend_add_fn_t add);
 int tlm_backend_check(const tlm_transport_t *tp);
 int tlm_backend_stub_connect(tlm_transport_t *tp, int peer);
 int tlm_backend_stub_peer_alive(tlm_transport_t *tp, int peer);

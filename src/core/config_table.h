@@ -25,8 +25,6 @@ TLM_CONFIG(LOG_FILTER, STRING, "",
            "Comma-separated subsystems to log (core, am, shm, boot, ...); empty = all")
 TLM_CONFIG(PRINT_CONFIG, BOOL, "n",
            "Rank 0 prints every setting at initialization")
-TLM_CONFIG(FREEZE_ON_ERROR, BOOL, "n",
-           "On a fatal internal error, stop and wait for a debugger instead of ending the job")
 TLM_CONFIG(RANK, INT, "-1",
            "This process's rank (set by telemem-run)")
 TLM_CONFIG(NRANKS, INT, "-1",

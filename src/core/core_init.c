@@ -142,16 +142,9 @@ static int find_same_node(bool *same)
 
 static int open_transports(void)
 {
-    const char *want = tlm_core.cfg.TRANSPORT;
-    if (strcmp(want, "auto") != 0 && strcmp(want, "shm") != 0) {
-        tlm_error("TELEMEM_TRANSPORT=\"%s\" is invalid: expected auto or shm "
-                  "(this build has: shm, loop)", want);
-        return TELEMEM_ERR_CONFIG;
-    }
     int n = tlm_core.nranks;
     bool *same = calloc((size_t)n, sizeof(bool));
-    bool *reach = calloc((size_t)n, sizeof(bool));
-    int rc = (same && reach) ? TELEMEM_OK : TELEMEM_ERR_NO_MEMORY;
+    int rc = same ? TELEMEM_OK : TELEMEM_ERR_NO_MEMORY;
     if (rc == TELEMEM_OK && n > 1)
         rc = find_same_node(same);
     else if (rc == TELEMEM_OK)
@@ -168,28 +161,12 @@ static int open_transports(void)
         .deliver = tlm_am_deliver,
         .deliver_arg = NULL,
     };
-    /* loop carries messages to self; shm everything else on this node.  Every
-     * rank opens shm when the job has more than one rank: its set-up is
-     * collective. */
-    static const char *const order[] = {"loop", "shm"};
-    for (size_t i = 0; rc == TELEMEM_OK && i < TLM_ARRAY_SIZE(order); i++) {
-        const tlm_backend_t *b = tlm_backend_find(order[i]);
-        tlm_transport_t *tp = NULL;
-        if (strcmp(order[i], "shm") == 0 && n == 1)
-            continue;
-        rc = b->query(&p, reach);
-        if (rc == TELEMEM_OK)
-            rc = b->open(&p, &tp);
-        if (rc == TELEMEM_OK) {
-            rc = tlm_am_add_transport(tp, reach);
-            if (rc != TELEMEM_OK)
-                tlm_transport_close(tp);
-        }
-    }
+    if (rc == TELEMEM_OK)
+        rc = tlm_backend_open_all(tlm_core.cfg.TRANSPORT, &p,
+                                  tlm_am_add_transport);
     if (rc == TELEMEM_OK)
         rc = tlm_am_check_reach();
     free(same);
-    free(reach);
     return rc;
 }
 
@@ -252,8 +229,8 @@ int telemem_initialize(int *argc, char ***argv)
         goto err;
     tlm_core.initialized = true;
     if (c->PRINT_CONFIG && tlm_core.rank == 0)
-        fprintf(stderr, "telemem %s configuration:\n%s", TLM_VERSION,
-                tlm_core_config_string());
+        tlm_util_log_block("telemem " TLM_VERSION " configuration:\n",
+                           tlm_core_config_string());
     tlm_debug("initialized: rank %d of %d", tlm_core.rank, tlm_core.nranks);
     return TELEMEM_OK;
 err:

@@ -19,6 +19,8 @@ int tlm_util_log_level_parse(const char *s, int *level_p);
 const char *tlm_util_log_level_name(int level);
 /* Counts of error and warning lines printed (tests check them). */
 unsigned long tlm_util_log_count(int level);
+/* Print a block of text as is (TELEMEM_PRINT_CONFIG), after a title. */
+void tlm_util_log_block(const char *title, const char *text);
 void tlm_util_log_emit(int level, const char *subsys, const char *file,
                        int line, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));

@@ -133,3 +133,10 @@ void tlm_util_log_emit(int level, const char *subsys, const char *file,
     fprintf(log_fp ? log_fp : stderr, "[telemem r%d %d] %s:%d %s: %s\n",
             log_rank, (int)getpid(), base, line, level_names[level], msg);
 }
+
+void tlm_util_log_block(const char *title, const char *text)
+{
+    FILE *fp = log_fp ? log_fp : stderr;
+    fputs(title, fp);
+    fputs(text, fp);
+}
