@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# install-deps.sh - installs, from Debian 12 packages, what Telemem needs:
+#   build  compiler, meson, ninja, pkg-config (always)
+#   test   + valgrind, clang tools for the test suites
+#   bench  + Open MPI, NetPIPE for Open MPI, matplotlib (the main job)
+# Usage: scripts/install-deps.sh [build|test|bench|all]...   (needs root)
+set -euo pipefail
+
+usage() { sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; }
+case "${1:-}" in -h|--help) usage; exit 0;; esac
+
+want_build=1 want_test=0 want_bench=0
+for a in "$@"; do
+    case "$a" in
+        build) ;;
+        test) want_test=1 ;;
+        bench) want_bench=1 ;;
+        all) want_test=1; want_bench=1 ;;
+        *) echo "install-deps.sh: unknown set '$a' (build, test, bench, all)" >&2; exit 2 ;;
+    esac
+done
+
+pkgs=(gcc libc6-dev meson ninja-build pkg-config git)
+[ "$want_test" = 1 ] && pkgs+=(python3)
+[ "$want_bench" = 1 ] && pkgs+=(openmpi-bin libopenmpi-dev netpipe-openmpi python3-matplotlib)
+
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -eq 0 ]; then
+    echo "install-deps: all present (${pkgs[*]})"
+    exit 0
+fi
+if [ "$(id -u)" != 0 ]; then
+    echo "install-deps: missing packages: ${missing[*]}; run as root (or: sudo apt-get install ${missing[*]})" >&2
+    exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# test.sh - installs what the tests need, builds Telemem twice (plain, and
+# with AddressSanitizer + UndefinedBehaviorSanitizer) and runs every test
+# suite in both builds.  Exit status 0 only if everything passed.
+# Usage: scripts/test.sh [--quick]   (--quick: plain build only)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+quick=0
+for a in "$@"; do
+    case "$a" in
+        --quick) quick=1 ;;
+        -h|--help) sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "test.sh: unknown option $a" >&2; exit 2 ;;
+    esac
+done
+
+scripts/install-deps.sh build test
+
+total_ok=0 total_fail=0 total_skip=0
+run_suite() {   # $1 build dir, rest: meson setup options
+    local dir=$1; shift
+    if [ ! -f "$dir/build.ninja" ]; then
+        meson setup "$dir" "$@" >/dev/null
+    else
+        meson configure "$dir" "$@" >/dev/null
+    fi
+    ninja -C "$dir"
+    local rc=0
+    meson test -C "$dir" --print-errorlogs --num-processes 2 || rc=$?
+    # Tally from meson's machine-readable log.
+    local counts
+    counts=$(python3 - "$dir/meson-logs/testlog.json" <<'PY'
+import json, sys
+ok = fail = skip = 0
+for line in open(sys.argv[1]):
+    r = json.loads(line)["result"]
+    if r in ("OK", "EXPECTEDFAIL"): ok += 1
+    elif r == "SKIP": skip += 1
+    else: fail += 1
+print(ok, fail, skip)
+PY
+)
+    read -r ok fail skip <<<"$counts"
+    echo "== $dir: $ok passed, $fail failed, $skip skipped"
+    total_ok=$((total_ok + ok)); total_fail=$((total_fail + fail)); total_skip=$((total_skip + skip))
+    return $rc
+}
+
+status=0
+run_suite build-test -Dbuildtype=debugoptimized -Dwerror=true || status=1
+if [ "$quick" = 0 ]; then
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
+    export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+    run_suite build-asan -Dbuildtype=debug -Db_sanitize=address,undefined \
+        -Db_lundef=false -Dwerror=true || status=1
+fi
+echo "$total_ok passed, $total_fail failed, $total_skip skipped"
+exit $status

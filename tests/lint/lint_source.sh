@@ -1,0 +1,31 @@
+#!/bin/sh
+# lint_source.sh - source rules from STYLE.md: getenv only in core_config.c,
+# includes go down the layers only, core and am name no transport, no
+# abort/exit/assert in library code, every file opens with a comment.
+cd "$1" || exit 2
+fail=0
+say() { echo "$*"; fail=1; }
+
+for f in $(grep -rlE 'getenv *\(' src | grep -v '^src/core/core_config.c$'); do
+    say "getenv outside src/core/core_config.c: $f"
+done
+for f in $(grep -rlE '#include "(core|am|backends)/' src/util src/pack 2>/dev/null); do
+    say "src/util and src/pack include nothing above them: $f"
+done
+for f in $(grep -rl '#include "core/' src/am); do
+    say "src/am must not include core headers: $f"
+done
+for f in $(grep -rlE '#include "(am)/' src/backends); do
+    say "src/backends must not include am headers: $f"
+done
+grep -rn '#include "core/' src/backends | grep -v 'core/core_boot.h' | while read -r l; do
+    echo "src/backends may include only core/core_boot.h from core: $l"; exit 1
+done || fail=1
+grep -rnwE '"(shm|loop|ofi|ucx)"|HAVE_OFI|HAVE_UCX' src/core src/am && say "core/am name a transport (above)"
+grep -rnE '\b(abort|exit|assert)\s*\(' src --include=*.c --include=*.h | grep -v '_Static_assert' \
+    && say "abort/exit/assert in library code (above)"
+for f in $(find src include tools -name '*.[ch]'); do
+    head -c 2 "$f" | grep -q '/\*' || say "no opening comment: $f"
+done
+[ $fail = 0 ] && echo "source rules ok"
+exit $fail
