@@ -38,7 +38,7 @@ enum {
 enum { OP_HELLO = 1, OP_PUT, OP_FENCE, OP_GET, OP_ABORT, OP_BYE };
 enum { ST_OK = 0, ST_NOT_FOUND, ST_PEER_DEAD, ST_REFUSED, ST_BAD_REQUEST };
 
-#define CONNECT_WINDOW 10.0 /* seconds to retry connect() */
+#define CONNECT_WINDOW 10.0 /* seconds to connect and join, at least */
 #define ABORT_WAIT 5.0      /* seconds to wait for the launcher's ack */
 
 typedef struct boot_kv {
@@ -117,8 +117,8 @@ static int wait_fd(tlm_boot_t *b, short events, double deadline,
         struct pollfd pfd = {.fd = b->fd, .events = events};
         int ms = ms_left(deadline);
         if (ms == 0) {
-            tlm_error("kvs %s: no answer from the launcher at %s within %g s",
-                      what, b->addr, b->timeout);
+            tlm_error("kvs %s: the launcher at %s did not answer in time "
+                      "(timeout %g s)", what, b->addr, b->timeout);
             return TELEMEM_ERR_TIMED_OUT;
         }
         int n = poll(&pfd, 1, ms);
@@ -406,9 +406,8 @@ static int connect_kvs(tlm_boot_t *b)
         tlm_error("kvs address %s: %s", b->addr, gai_strerror(gai));
         return TELEMEM_ERR_BOOTSTRAP;
     }
-    double window = CONNECT_WINDOW;
-    if (b->timeout > 0 && b->timeout < window)
-        window = b->timeout;
+    /* a short TELEMEM_TIMEOUT must not fail the start of a big job */
+    double window = TLM_MAX(CONNECT_WINDOW, b->timeout);
     double deadline = tlm_util_now() + window;
     double pause = 0.01;
     int fd = -1, err = 0;
@@ -446,7 +445,9 @@ static int hello(tlm_boot_t *b)
     put_u32(body + 4, (uint32_t)b->rank);
     put_u32(body + 8, (uint32_t)b->size);
     memcpy(body + 12, b->jobid, jlen);
-    double deadline = deadline_of(b);
+    double deadline = 0;
+    if (b->timeout > 0) /* as lenient as connect: the launcher may be busy */
+        deadline = tlm_util_now() + TLM_MAX(CONNECT_WINDOW, b->timeout);
     int rc = send_frame(b, OP_HELLO, body, 12 + jlen, NULL, 0, deadline,
                         "hello");
     if (rc != TELEMEM_OK)
@@ -645,7 +646,7 @@ int tlm_core_boot_put(tlm_boot_t *b, const char *key, const void *val,
                       "put");
 }
 
-static int fence_status(const tlm_boot_t *b, int st, const char *text)
+static int fence_status(int st, const char *text)
 {
     switch (st) {
     case ST_OK:
@@ -670,7 +671,7 @@ int tlm_core_boot_fence(tlm_boot_t *b)
     if (b->fence_state == FENCE_DONE) {
         /* a timed-out fence completed while we waited for something else */
         b->fence_state = FENCE_IDLE;
-        return fence_status(b, b->fence_result, "");
+        return fence_status(b->fence_result, "");
     }
     int rc = check_usable(b, "fence");
     if (rc != TELEMEM_OK)
@@ -691,7 +692,7 @@ int tlm_core_boot_fence(tlm_boot_t *b)
     char text[WIRE_MAX_TEXT + 1];
     frame_text(b, blen, text, sizeof(text));
     consume_frame(b, blen);
-    return fence_status(b, st, text);
+    return fence_status(st, text);
 }
 
 int tlm_core_boot_get(tlm_boot_t *b, const char *key, void *buf, size_t cap,

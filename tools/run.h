@@ -1,0 +1,146 @@
+/* run.h - telemem-run's shared state and the calls between its files:
+ * telemem_run.c (options, ranks, main loop), run_kvs.c (the key-value
+ * store server), run_output.c (--tag-output). */
+#ifndef TLM_RUN_H
+#define TLM_RUN_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#define RUN_VERSION "0.1.0"
+#define MAX_RANKS 4096
+#define KILL_GRACE 2.0   /* seconds between SIGTERM and SIGKILL */
+#define LOST_GRACE 1.0   /* a dropped connection waits this long for the
+                          * rank's exit status before it counts as dead */
+#define DRAIN_WAIT 1.0   /* seconds to drain --tag-output pipes at the end */
+#define EXIT_TIMEOUT 124
+#define EXIT_INTERNAL 125
+#define EXIT_NOTFOUND 127
+#define EXIT_USAGE 2
+
+/* Wire protocol version 1: the numbers of src/core/core_boot.c and
+ * docs/bootstrap.md.  Header: u32 body length, u8 op, u8 status, u16 0,
+ * big-endian. */
+enum {
+    WIRE_VERSION = 1,
+    WIRE_HDR = 8,
+    WIRE_MAX_KEY = 255,
+    WIRE_MAX_VAL = 65536,
+    WIRE_MAX_TEXT = 1024,
+    WIRE_MAX_BODY = 2 + WIRE_MAX_KEY + WIRE_MAX_VAL,
+    WIRE_MAX_JOBID = 63,
+};
+enum { OP_HELLO = 1, OP_PUT, OP_FENCE, OP_GET, OP_ABORT, OP_BYE };
+enum { ST_OK = 0, ST_NOT_FOUND, ST_PEER_DEAD, ST_REFUSED, ST_BAD_REQUEST };
+
+/* A rank's connection to the key-value store. */
+typedef struct conn {
+    int fd;
+    int rank;          /* -1 until HELLO */
+    unsigned char *in; /* received bytes, in[in_off .. in_len) unparsed */
+    size_t in_off, in_len, in_cap;
+    unsigned char *out; /* replies not yet sent, out[out_off .. out_len) */
+    size_t out_off, out_len, out_cap;
+    int in_fence;      /* waiting in FENCE: later frames wait too */
+    int closing;       /* close once out is flushed (refused, bad frame) */
+    int dead;          /* closed: free at the end of the loop iteration */
+} conn_t;
+
+/* One --tag-output pipe (a rank's stdout or stderr). */
+typedef struct stream {
+    int fd;   /* read end, -1 at EOF */
+    int dst;  /* 1 or 2 */
+    int cont; /* the next bytes continue a line already started */
+    char *part;
+    size_t plen;
+} stream_t;
+
+typedef struct rank {
+    pid_t pid;        /* 0: not started */
+    int exited;
+    int wstatus;
+    conn_t *conn;
+    int hello;        /* has joined the store */
+    int gone;         /* can take no further part in a fence */
+    double lost_at;   /* connection dropped without BYE, process alive */
+    stream_t io[2];
+} rank_t;
+
+typedef struct kv {
+    struct kv *next;
+    uint64_t hash;
+    unsigned char *val;
+    size_t vlen;
+    char key[];
+} kv_t;
+
+/* The one job this launcher runs. */
+typedef struct run_job {
+    /* options */
+    int n;
+    double timeout;
+    int keep_going;
+    int tag_output;
+    int verbose;
+    char *const *argv;
+    char *path;
+    /* job */
+    pid_t self;
+    char jobid[WIRE_MAX_JOBID + 1];
+    char addr[64];
+    int listen_fd;
+    int sig_fd;
+    rank_t *ranks;
+    int started;
+    int live;         /* started and not yet reaped */
+    conn_t **conns;
+    size_t nconns, cap_conns;
+    /* key-value store */
+    kv_t **kv;
+    size_t kv_cap, kv_n;
+    int in_fence;     /* ranks waiting in the current fence */
+    unsigned long fences;
+    int any_gone;
+    char gone_text[256];
+    /* ending */
+    int final_status; /* -1 until the first failure decides it */
+    int terminating;
+    double term_at;
+    int killed;
+    double deadline;  /* --timeout, 0 for none */
+    double drain_until;
+    sigset_t orig_mask;
+    struct rlimit orig_nofile;
+} run_job_t;
+
+extern run_job_t J;
+
+/* telemem_run.c */
+void run_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define verbose(...)                                                       \
+    do {                                                                   \
+        if (J.verbose)                                                     \
+            run_say(__VA_ARGS__);                                          \
+    } while (0)
+double run_now(void);
+void *run_xrealloc(void *p, size_t n);
+/* The first failure decides the exit status; every rank is told to go. */
+void run_end_job(int status);
+
+/* run_kvs.c: connections of ranks to the store */
+void run_accept(void);
+void run_conn_read(conn_t *c);
+void run_conn_flush(conn_t *c);
+void run_conn_process(conn_t *c);
+/* Rank can take no further part in a fence: fail every fence from now. */
+void run_mark_gone(int rank, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void run_free_dead_conns(void);
+
+/* run_output.c */
+void run_stream_read(int rank, stream_t *s);
+
+#endif
