@@ -27,8 +27,12 @@ struct tlm_am_sendop {
     uint32_t hdr_len;
     bool frag;          /* header is a tlm_am_frag_hdr_t: stream data */
     bool sent;          /* every fragment handed to the transport */
+    bool live;          /* streams live memory that later requests from the
+                         * same peer may change (get replies): see
+                         * tlm_am_protect() */
     int status;         /* first send error, else TELEMEM_OK */
     const uint8_t *data;
+    size_t data_off;    /* offset in the stream that data points at */
     size_t total;       /* bytes of data (frag) or payload (single) */
     size_t cursor;      /* next offset to send */
     void *owned;        /* freed when done (engine copies) */
@@ -43,6 +47,7 @@ typedef struct tlm_am_peer {
     struct tlm_am_peer *pending_next;
     bool pending;
     int rank;
+    uint32_t live;      /* queued live ops (see tlm_am_sendop_t.live) */
 } tlm_am_peer_t;
 
 typedef struct tlm_am {
@@ -65,7 +70,7 @@ int tlm_am_check_reach(void);
 void tlm_am_fini(void);
 void tlm_am_set_handler(int type, tlm_am_dispatch_fn_t fn);
 /* The transports' deliver upcall. */
-void tlm_am_deliver(void *arg, int src, const void *msg, size_t len);
+int tlm_am_deliver(void *arg, int src, const void *msg, size_t len);
 
 /* Send one message (hdr + len bytes of data, hdr+len <= max_msg).  Never
  * blocks; on back-pressure the message is copied and queued in order.
@@ -84,6 +89,10 @@ void tlm_am_cancel(int peer, tlm_am_sendop_t *op);
 /* Progress every transport, then push queued sends.  Events or error. */
 int tlm_am_progress(void);
 int tlm_am_peer_alive(int peer);
+/* Before applying a request from peer that writes [addr, addr+len): any
+ * queued live stream to that peer overlapping it is copied first, so it
+ * carries the data as of its own request (issue order per peer). */
+void tlm_am_protect(int peer, uintptr_t addr, size_t len);
 /* Payload bytes of one message to peer after a header of hdr_len. */
 size_t tlm_am_max_payload(int peer, size_t hdr_len);
 

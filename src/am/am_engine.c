@@ -54,8 +54,10 @@ int tlm_am_check_reach(void)
     return TELEMEM_OK;
 }
 
-static void finish(tlm_am_sendop_t *op, int status)
+static void finish(tlm_am_peer_t *p, tlm_am_sendop_t *op, int status)
 {
+    if (op->live)
+        p->live--;
     op->sent = true;
     if (op->status == TELEMEM_OK)
         op->status = status;
@@ -71,7 +73,7 @@ void tlm_am_fini(void)
         while (p->qhead) {
             tlm_am_sendop_t *op = p->qhead;
             p->qhead = op->next;
-            finish(op, TELEMEM_ERR_NOT_INITIALIZED);
+            finish(p, op, TELEMEM_ERR_NOT_INITIALIZED);
         }
     }
     for (int i = tlm_am.ntps - 1; i >= 0; i--)
@@ -85,7 +87,7 @@ void tlm_am_set_handler(int type, tlm_am_dispatch_fn_t fn)
     tlm_am.handlers[type] = fn;
 }
 
-void tlm_am_deliver(void *arg, int src, const void *msg, size_t len)
+int tlm_am_deliver(void *arg, int src, const void *msg, size_t len)
 {
     const tlm_am_hdr_t *h = msg;
     if (TLM_UNLIKELY(len < sizeof(*h) || h->type == 0 ||
@@ -94,9 +96,10 @@ void tlm_am_deliver(void *arg, int src, const void *msg, size_t len)
         tlm_am.protocol_errors++;
         tlm_warn("dropped a malformed message from rank %d (%zu bytes, type "
                  "%u)", src, len, len ? ((const uint8_t *)msg)[0] : 0u);
-        return;
+        return TELEMEM_OK;
     }
     tlm_am.handlers[h->type](src, msg, len);
+    return TELEMEM_OK;
 }
 
 size_t tlm_am_max_payload(int peer, size_t hdr_len)
@@ -112,8 +115,10 @@ void tlm_am_sendop_init(tlm_am_sendop_t *op, const void *hdr, size_t hdr_len,
     op->hdr_len = (uint32_t)hdr_len;
     op->frag = frag;
     op->sent = false;
+    op->live = false;
     op->status = TELEMEM_OK;
     op->data = data;
+    op->data_off = 0;
     op->total = total;
     op->cursor = 0;
     op->owned = NULL;
@@ -131,7 +136,8 @@ static int pump_op(tlm_am_peer_t *p, tlm_am_sendop_t *op)
         size_t chunk = TLM_MIN(op->total - op->cursor, room);
         if (op->frag)
             ((tlm_am_frag_hdr_t *)(void *)op->hdr)->offset = op->cursor;
-        struct iovec iov = {(void *)(uintptr_t)(op->data + op->cursor), chunk};
+        struct iovec iov = {
+            (void *)(uintptr_t)(op->data + (op->cursor - op->data_off)), chunk};
         int rc = tlm_transport_send(p->tp, p->rank, op->hdr, op->hdr_len,
                                     &iov, chunk ? 1 : 0);
         if (rc == TELEMEM_ERR_AGAIN)
@@ -158,7 +164,7 @@ static int pump_peer(tlm_am_peer_t *p)
         p->qhead = op->next;
         if (!p->qhead)
             p->qtail = NULL;
-        finish(op, TELEMEM_OK);
+        finish(p, op, TELEMEM_OK);
     }
     return n;
 }
@@ -166,6 +172,8 @@ static int pump_peer(tlm_am_peer_t *p)
 static void enqueue(tlm_am_peer_t *p, tlm_am_sendop_t *op)
 {
     op->next = NULL;
+    if (op->live)
+        p->live++;
     if (p->qtail)
         p->qtail->next = op;
     else
@@ -235,6 +243,8 @@ void tlm_am_cancel(int peer, tlm_am_sendop_t *op)
     *pp = op->next;
     if (p->qtail == op)
         p->qtail = prev;
+    if (op->live)
+        p->live--;
 }
 
 static int pump_all(void)
@@ -266,6 +276,32 @@ int tlm_am_progress(void)
     if (tlm_am.pending)
         n += pump_all();
     return n;
+}
+
+void tlm_am_protect(int peer, uintptr_t addr, size_t len)
+{
+    tlm_am_peer_t *p = &tlm_am.peers[peer];
+    for (tlm_am_sendop_t *op = p->qhead; op && p->live; op = op->next) {
+        if (!op->live)
+            continue;
+        uintptr_t lo = (uintptr_t)op->data + (op->cursor - op->data_off);
+        size_t rest = op->total - op->cursor;
+        if (addr >= lo + rest || lo >= addr + len)
+            continue;
+        /* Take the unsent rest now, before the request changes it. */
+        void *copy = malloc(rest);
+        if (!copy) {
+            tlm_error("no memory to keep %zu bytes of a get reply to rank %d "
+                      "in order; it may see a later put", rest, peer);
+            continue;
+        }
+        memcpy(copy, (const void *)lo, rest);
+        op->data = copy;
+        op->data_off = op->cursor;
+        op->owned = copy;
+        op->live = false;
+        p->live--;
+    }
 }
 
 int tlm_am_peer_alive(int peer)

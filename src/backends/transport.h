@@ -12,9 +12,11 @@
 typedef struct tlm_transport tlm_transport_t;
 
 /* Upcall for each received message, in order per sender.  msg is 8-byte
- * aligned and valid only during the call. */
-typedef void (*tlm_deliver_fn_t)(void *arg, int src_rank, const void *msg,
-                                 size_t len);
+ * aligned and valid only during the call.  Returns TELEMEM_OK when the
+ * message was consumed, or TELEMEM_ERR_AGAIN to leave it (and everything
+ * after it from that sender) in place for a later progress call. */
+typedef int (*tlm_deliver_fn_t)(void *arg, int src_rank, const void *msg,
+                                size_t len);
 
 /* What a transport needs at open time (filled by core). */
 typedef struct tlm_transport_params {

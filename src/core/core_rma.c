@@ -405,6 +405,8 @@ static void on_put(int src, const void *msg, size_t len)
         return protocol_error(src, "put", len);
     bool last = h->offset + plen == h->total;
     if (TLM_LIKELY(tlm_core_region_contains((uintptr_t)h->addr, h->total))) {
+        if (TLM_UNLIKELY(tlm_am.peers[src].live != 0))
+            tlm_am_protect(src, (uintptr_t)(h->addr + h->offset), plen);
         tlm_util_copy((void *)(uintptr_t)(h->addr + h->offset), h + 1, plen);
         if ((h->h.flags & TLM_AM_F_ACK) && last)
             send_ack(src, h->h.id, TELEMEM_OK);
@@ -426,6 +428,7 @@ static void on_put(int src, const void *msg, size_t len)
 
 static void free_reply(tlm_am_sendop_t *op, int status)
 {
+    free(op->owned); /* a snapshot taken by tlm_am_protect, if any */
     free(op);
 }
 
@@ -454,6 +457,7 @@ static void on_get_req(int src, const void *msg, size_t len)
         return;
     }
     tlm_am_sendop_init(op, &r, sizeof(r), true, data, q->len);
+    op->live = true;
     op->done = free_reply;
     tlm_am_post(src, op);
 }

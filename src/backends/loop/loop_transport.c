@@ -58,8 +58,9 @@ static int loop_progress(tlm_transport_t *tp, int max)
     uint64_t end = lt->tail;
     while (lt->head < end && n < max) {
         uint32_t s = (uint32_t)(lt->head % LOOP_SLOTS);
-        lt->deliver(lt->deliver_arg, lt->rank, lt->bufs + (size_t)s * LOOP_MSG,
-                    lt->len[s]);
+        if (lt->deliver(lt->deliver_arg, lt->rank,
+                        lt->bufs + (size_t)s * LOOP_MSG, lt->len[s]) != 0)
+            break; /* deferred */
         lt->head++;
         n++;
     }

@@ -238,16 +238,19 @@ static int drain(shm_transport_t *st, int l, int max)
         if (slot == SLOT_INLINE) {
             if (TLM_UNLIKELY(len > CELL_INLINE))
                 len = 0; /* corrupt cell: deliver nothing rather than overrun */
-            st->deliver(st->deliver_arg, p->rank, c->data, len);
+            if (st->deliver(st->deliver_arg, p->rank, c->data, len) != 0)
+                break; /* deferred: stays in the ring */
         } else {
             if (TLM_UNLIKELY(slot >= sender->hdr->buf_count ||
                              len > sender->hdr->buf_size)) {
                 tlm_error("peer %d sent a bad descriptor (buffer %u, length %u)",
                           p->rank, slot, len);
             } else {
-                st->deliver(st->deliver_arg, p->rank,
-                            sender->bufs + (size_t)slot * sender->hdr->buf_size,
-                            len);
+                if (st->deliver(st->deliver_arg, p->rank,
+                                sender->bufs +
+                                    (size_t)slot * sender->hdr->buf_size,
+                                len) != 0)
+                    break; /* deferred: stays in the ring */
                 atomic_store_explicit(&sender->slot_state[slot], 0,
                                       memory_order_release);
             }
