@@ -64,7 +64,8 @@ static void on_coll(int src, const void *msg, size_t len)
                  src);
         return;
     }
-    memcpy(m->buf + h->offset, h + 1, plen);
+    if (plen)
+        memcpy(m->buf + h->offset, h + 1, plen);
     m->got += plen;
 }
 
