@@ -89,6 +89,10 @@ void tlm_am_cancel(int peer, tlm_am_sendop_t *op);
 /* Progress every transport, then push queued sends.  Events or error. */
 int tlm_am_progress(void);
 int tlm_am_peer_alive(int peer);
+/* Deliver every message this rank has sent to itself (requests to self run
+ * their handlers now), so a local operation that follows keeps issue
+ * order.  TELEMEM_OK or a transport error. */
+int tlm_am_drain_self(void);
 /* Before applying a request from peer that writes [addr, addr+len): any
  * queued live stream to that peer overlapping it is copied first, so it
  * carries the data as of its own request (issue order per peer). */

@@ -304,6 +304,18 @@ void tlm_am_protect(int peer, uintptr_t addr, size_t len)
     }
 }
 
+int tlm_am_drain_self(void)
+{
+    tlm_am_peer_t *p = &tlm_am.peers[tlm_am.rank];
+    int rc;
+    do {
+        if (p->qhead)
+            pump_peer(p);
+        rc = tlm_transport_progress(p->tp, 64);
+    } while (rc > 0 || (rc == 0 && p->qhead));
+    return rc < 0 ? rc : TELEMEM_OK;
+}
+
 int tlm_am_peer_alive(int peer)
 {
     tlm_am_peer_t *p = &tlm_am.peers[peer];

@@ -76,6 +76,10 @@ static inline int rma_check(const char *what, int rank, const void *remote,
 static int self_copy(const char *what, void *dst, const void *src, size_t n,
                      const void *remote)
 {
+    /* Earlier active messages to self are handled first (issue order). */
+    int rc = tlm_am_drain_self();
+    if (rc != TELEMEM_OK)
+        return rc;
     if (!tlm_core_region_contains((uintptr_t)remote, n)) {
         tlm_error("%s: [%p, +%zu) is outside this rank's registered memory",
                   what, remote, n);
@@ -332,6 +336,8 @@ int tlm_core_flush(int rank)
 {
     int lo = rank < 0 ? 0 : rank, hi = rank < 0 ? tlm_core.nranks : rank + 1;
     int rc = TELEMEM_OK;
+    if (rank < 0 || rank == tlm_core.rank)
+        rc = tlm_am_drain_self(); /* requests to self are handled now */
     /* Ask every target with un-flushed requests; they answer in order after
      * applying everything before the FLUSH. */
     for (int r = lo; r < hi; r++) {
