@@ -31,7 +31,15 @@ Options:
                   (default: 1,1; 'none' to skip)
   --no-ompi       skip Open MPI (telemem and memcpy only)
   --no-plot       do not draw plots (summary.md is still written)
+  --idle-wait SEC before each run, wait up to SEC seconds for the machine
+                  to be idle (< 15% CPU busy in 3 seconds running; default:
+                  300, 0 = no wait).  Other jobs on the 2 cores ruin ping-pong numbers.
   --quick         short run: --rounds 1 --max 1m --time 0.05
+  --key           only the sizes of the targets, many short runs: latency
+                  8 B..1 MiB and bandwidth 64 KiB..1 MiB without
+                  perturbations, --rounds 7 --time 0.1 unless given.  Short
+                  alternating runs resist bursts of load from other jobs
+                  better than long sweeps.
   -h, --help      this text
 
 Raw outputs (NetPIPE .out and logs, telemem CSVs, env.txt) stay in DIR.
@@ -50,6 +58,10 @@ ttime=0.25
 offset=1,1
 do_ompi=1
 do_plot=1
+idle_wait=300
+key=0
+rounds_set=0
+time_set=0
 
 die() { echo "bench-netpipe.sh: $*" >&2; exit 2; }
 
@@ -57,18 +69,26 @@ while [ $# -gt 0 ]; do
     case "$1" in
     --build) [ $# -ge 2 ] || die "--build needs a value"; build=$2; shift 2 ;;
     --out) [ $# -ge 2 ] || die "--out needs a value"; out=$2; shift 2 ;;
-    --rounds) [ $# -ge 2 ] || die "--rounds needs a value"; rounds=$2; shift 2 ;;
+    --rounds) [ $# -ge 2 ] || die "--rounds needs a value"; rounds=$2; rounds_set=1; shift 2 ;;
     --max) [ $# -ge 2 ] || die "--max needs a value"; max=$2; shift 2 ;;
-    --time) [ $# -ge 2 ] || die "--time needs a value"; ttime=$2; shift 2 ;;
+    --time) [ $# -ge 2 ] || die "--time needs a value"; ttime=$2; time_set=1; shift 2 ;;
     --offset) [ $# -ge 2 ] || die "--offset needs a value"; offset=$2; shift 2 ;;
     --no-ompi) do_ompi=0; shift ;;
     --no-plot) do_plot=0; shift ;;
+    --idle-wait) [ $# -ge 2 ] || die "--idle-wait needs a value"; idle_wait=$2; shift 2 ;;
     --quick) rounds=1; max=1m; ttime=0.05; shift ;;
+    --key) key=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument '$1'" ;;
     esac
 done
+if [ "$key" = 1 ]; then
+    [ "$rounds_set" = 1 ] || rounds=7
+    [ "$time_set" = 1 ] || ttime=0.1
+    max=1m
+fi
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || die "bad --rounds '$rounds'"
+[[ $idle_wait =~ ^[0-9]+$ ]] || die "bad --idle-wait '$idle_wait'"
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 run=$build/tools/telemem-run
@@ -140,6 +160,38 @@ np_to_csv() { # mode in.out in.log out.csv description
     } >"$csv"
 }
 
+# Busy share of all CPUs over one second, in percent, from /proc/stat.
+cpu_busy() {
+    local a b
+    read -r -a a < <(grep '^cpu ' /proc/stat)
+    sleep 1
+    read -r -a b < <(grep '^cpu ' /proc/stat)
+    local idle=$(( (b[4] + b[5]) - (a[4] + a[5]) )) total=0 i
+    for i in 1 2 3 4 5 6 7 8; do total=$(( total + b[i] - a[i] )); done
+    [ "$total" -gt 0 ] || { echo 0; return; }
+    echo $(( 100 * (total - idle) / total ))
+}
+
+wait_idle() {
+    [ "$idle_wait" -gt 0 ] || return 0
+    local start=$SECONDS busy calm=0
+    while :; do
+        busy=$(cpu_busy)
+        # Three quiet seconds in a row: test suites come in bursts.
+        if [ "$busy" -lt 15 ]; then
+            calm=$((calm + 1))
+            [ "$calm" -ge 3 ] && return 0
+            continue
+        fi
+        calm=0
+        if [ $(( SECONDS - start )) -ge "$idle_wait" ]; then
+            note "machine still ${busy}% busy after ${idle_wait} s; running anyway"
+            return 0
+        fi
+        sleep 4
+    done
+}
+
 run_ompi() { # r name extra-mpirun-args... -- extra-NetPIPE-args...
     local r=$1 name=$2; shift 2
     local margs=() nargs=()
@@ -147,20 +199,24 @@ run_ompi() { # r name extra-mpirun-args... -- extra-NetPIPE-args...
     [ $# -gt 0 ] && shift
     nargs=("$@")
     local base=$out/$name-r$r
-    note "round $r: $name"
+    local range=(-u "$max_bytes")
+    [ "$key" = 1 ] && range=(-l "${KEY_LOW:-8}" -u "$max_bytes" -p 0)
+    wait_idle
+    note "round $r: $name (load: $(cut -d' ' -f1-3 /proc/loadavg))"
     # NetPIPE writes its .out in the working directory; run it inside $out.
-    if ! (cd "$out" && "${mpi[@]}" "${margs[@]}" NPopenmpi -u "$max_bytes" \
+    if ! (cd "$out" && "${mpi[@]}" "${margs[@]}" NPopenmpi "${range[@]}" \
               "${nargs[@]}" -o "$(basename "$base").out") >"$base.log" 2>&1; then
         note "$name failed (see $base.log)"; status=1; return 0
     fi
     np_to_csv "$name" "$base.out" "$base.log" "$base.csv" \
-        "mpirun ${margs[*]} NPopenmpi -u $max_bytes ${nargs[*]}"
+        "mpirun ${margs[*]} NPopenmpi ${range[*]} ${nargs[*]}"
 }
 
 run_telemem() { # r name netpipe-args...
     local r=$1 name=$2; shift 2
     local base=$out/$name-r$r
-    note "round $r: $name"
+    wait_idle
+    note "round $r: $name (load: $(cut -d' ' -f1-3 /proc/loadavg))"
     if ! "$run" -n 2 "$np" --max "$max" --time "$ttime" --verbose \
             --output "$base.csv" "$@" >"$base.log" 2>&1; then
         note "$name failed (see $base.log)"; status=1
@@ -169,6 +225,16 @@ run_telemem() { # r name netpipe-args...
 
 telemem_set() {
     local r=$1
+    if [ "$key" = 1 ]; then
+        run_telemem "$r" telemem-latency --mode latency --min 8 \
+            --perturbation 0
+        run_telemem "$r" telemem-bw --mode burst,stream --min 64k \
+            --perturbation 0
+        [ "$offset" != none ] && run_telemem "$r" \
+            "telemem-bw-off${offset/,/_}" --mode burst --min 64k \
+            --perturbation 0 --offset "$offset"
+        return 0
+    fi
     run_telemem "$r" telemem-latency --mode latency
     run_telemem "$r" telemem-latency-touch --mode latency --touch
     run_telemem "$r" telemem-bw --mode burst,stream
@@ -181,6 +247,12 @@ telemem_set() {
 
 ompi_set() {
     local r=$1
+    if [ "$key" = 1 ]; then
+        run_ompi "$r" ompi
+        run_ompi "$r" ompi-nocma --mca btl_vader_single_copy_mechanism none --
+        KEY_LOW=65536 run_ompi "$r" ompi-stream -- -s
+        return 0
+    fi
     run_ompi "$r" ompi
     run_ompi "$r" ompi-nocma --mca btl_vader_single_copy_mechanism none --
     run_ompi "$r" ompi-stream -- -s
@@ -202,7 +274,9 @@ for r in $(seq 1 "$rounds"); do
 done
 
 note "memcpy reference"
-"$mbw" --max "$max" --time 0.02 --output "$out/memcpy.csv" \
+mbw_sizes=()
+[ "$key" = 1 ] && mbw_sizes=(--sizes 8,65536,1048576)
+"$mbw" --max "$max" "${mbw_sizes[@]}" --time 0.02 --output "$out/memcpy.csv" \
     >"$out/memcpy.log" 2>&1 || { note "memcpy-bw failed"; status=1; }
 note "runs done in $(( $(date +%s) - t0 )) s"
 

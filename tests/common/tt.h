@@ -122,8 +122,17 @@ static inline void tt_proc_line(void)
 static inline uint64_t tt_seed(void)
 {
     const char *s = getenv("TT_SEED");
-    if (s && strcmp(s, "time") == 0)
-        return (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    if (s && strcmp(s, "time") == 0) {
+        /* Same on every rank of a job: hash the launcher's job id (unique
+         * per run); a singleton uses its clock and pid. */
+        const char *job = getenv("TELEMEM_JOBID");
+        uint64_t h = 1469598103934665603ull;
+        if (!job || !*job)
+            return (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+        for (; *job; job++)
+            h = (h ^ (unsigned char)*job) * 1099511628211ull;
+        return h;
+    }
     if (s && *s)
         return strtoull(s, NULL, 0);
     return 0x7e1e3e3ull;

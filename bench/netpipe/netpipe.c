@@ -1,0 +1,1053 @@
+/* netpipe.c - NetPIPE-style put latency and bandwidth over the Telemem API
+ * (telemem-netpipe): ping-pong latency, burst-put and streaming bandwidth,
+ * with the paper's "touch" mode, data checks and odd buffer offsets.
+ *
+ * Run with exactly two ranks:  telemem-run -n 2 telemem-netpipe [options]
+ * docs/benchmarks.md explains the modes, the CSV and the flag argument.
+ *
+ * Ordering argument (why "data put, then flag put" needs no quiet):
+ * telemem.h promises that operations issued by one rank to one target are
+ * applied at the target in issue order.  So when the receiver sees the flag
+ * written by the second put, the first put (the data) has already been
+ * applied in full.  A flag stored in the last 8 bytes of the data itself
+ * (--flag inline) is NOT covered by that promise: nothing says in which
+ * order the bytes of one put land (memcpy may write the tail first, a large
+ * put may travel in fragments or over a direct path), so that variant is
+ * offered only to measure what the second message costs.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <telemem.h>
+
+#include "netpipe_git.h" /* NETPIPE_GIT_HASH, from meson's vcs_tag() */
+
+#define PROG "telemem-netpipe"
+
+enum {
+    MODE_LATENCY = 1u << 0,
+    MODE_BURST = 1u << 1,
+    MODE_STREAM = 1u << 2,
+    MODE_ALL = MODE_LATENCY | MODE_BURST | MODE_STREAM
+};
+
+#define MAX_SIZE ((uint64_t)1 << 30) /* 1 GiB: more is surely a typo */
+#define MAX_SAMPLES 1000
+#define MAX_WINDOW 64
+#define MAX_OFFSET 4095
+#define MAX_SIZES 4096
+#define CHECK_ROUNDS 3  /* checked round trips per size (latency) */
+#define GUARD_BYTES 16  /* guard bytes after each checked message */
+#define GUARD_VALUE 0xA5
+#define PAGE 4096
+/* Control words at the start of each rank's block, one cache line each. */
+#define CTRL_PP 0    /* ping-pong flag (latency, --flag separate) */
+#define CTRL_BS 64   /* end-of-sample flag (burst, stream) */
+#define CTRL_GO 128  /* stream: the receiver's clock is running */
+#define CTRL_BYTES 192
+
+/* Every knob that both ranks must agree on (broadcast from rank 0). */
+struct knobs {
+    uint64_t min, max;       /* message sizes */
+    uint64_t reps;           /* iterations per sample, 0 = automatic */
+    double time;             /* seconds per size and mode (automatic reps) */
+    double spin_timeout;     /* seconds a flag wait may last */
+    uint32_t pert;           /* NetPIPE perturbation */
+    uint32_t samples;        /* timed samples per size */
+    uint32_t window;         /* target slots rotated over (burst, stream) */
+    uint32_t off[2];         /* byte offset of rank 0's / rank 1's buffers */
+    uint32_t modes;          /* MODE_* mask */
+    int32_t touch, check, inline_flag, verbose;
+    int32_t bind;            /* pin rank r to the r-th allowed CPU */
+};
+
+struct opts {
+    struct knobs k;
+    const char *output; /* NULL = stdout */
+    int help;
+    char err[512];      /* non-empty: bad arguments */
+};
+
+/* ------------------------------------------------------------------------ */
+/* Small helpers */
+
+static int g_rank = -1;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2),
+                                                     noreturn));
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, PROG ": rank %d: ", g_rank);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+    exit(1);
+}
+
+/* Every Telemem call goes through check(): on error, name the call and the
+ * status and end this process (the launcher then ends the job). */
+static int check_rc(int rc, const char *what, int line)
+{
+    if (rc < 0)
+        die("%s failed (netpipe.c:%d): %s (%s)", what, line,
+            telemem_strerror(rc), telemem_status_name(rc));
+    return rc;
+}
+#define CHECK(call) check_rc((call), #call, __LINE__)
+
+static uint64_t load_flag(const volatile uint64_t *p)
+{
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+/* Unaligned 8-byte read that the compiler must redo on every call. */
+static uint64_t load_u64(const void *p)
+{
+    uint64_t v;
+    __asm__ __volatile__("" ::: "memory");
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static void store_u64(void *p, uint64_t v)
+{
+    memcpy(p, &v, sizeof v);
+}
+
+/* --touch: read every byte of a message area. */
+static uint64_t g_touch_sum;
+
+static void touch(const unsigned char *p, size_t n)
+{
+    uint64_t s = 0, w;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&w, p + i, 8);
+        s += w;
+    }
+    for (; i < n; i++)
+        s += p[i];
+    g_touch_sum += s;
+}
+
+/* --check: a byte pattern that depends on the message number and the
+ * position, so stale, shifted or torn data is caught. */
+static unsigned char pattern(uint64_t seq, size_t i)
+{
+    uint64_t x = (seq + 1) * 0x9E3779B97F4A7C15ull ^ (uint64_t)i * 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 31;
+    return (unsigned char)(x ^ (x >> 17) ^ (i >> 12));
+}
+
+static void fill_pattern(unsigned char *p, size_t n, uint64_t seq)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = pattern(seq, i);
+}
+
+static void verify(const unsigned char *p, size_t n, uint64_t seq,
+                   size_t guard_at, const char *mode, size_t bytes)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] != pattern(seq, i)) {
+            size_t bad = 0;
+            for (size_t j = i; j < n; j++)
+                bad += p[j] != pattern(seq, j);
+            die("check failed: %s, %zu bytes: byte %zu is 0x%02x, expected "
+                "0x%02x (message %" PRIu64 "); %zu of %zu bytes wrong",
+                mode, bytes, i, p[i], pattern(seq, i), seq, bad, n);
+        }
+    }
+    for (size_t i = 0; i < GUARD_BYTES; i++)
+        if (p[guard_at + i] != GUARD_VALUE)
+            die("check failed: %s, %zu bytes: guard byte %zu after the "
+                "message was overwritten (0x%02x)", mode, bytes, i,
+                p[guard_at + i]);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sizes: NetPIPE's schedule (1 2 3 4 6 8 12 16 24 32 48 ...: powers of two
+ * and the midpoints between them), each size whose step exceeds pert+1
+ * also with -pert and +pert bytes.  Sizes outside [min, max] are dropped. */
+
+static size_t make_sizes(const struct knobs *k, uint64_t *out, size_t cap)
+{
+    uint64_t len = 1, inc = 1;
+    unsigned nq = 0;
+    size_t n = 0;
+
+    for (; len <= k->max; len += inc, nq++) {
+        if (nq > 2 && nq % 2)
+            inc += inc;
+        int wide = k->pert > 0 && inc > (uint64_t)k->pert + 1;
+        for (int64_t p = wide ? -(int64_t)k->pert : 0; p <= (int64_t)k->pert;
+             p += wide ? (int64_t)k->pert : (int64_t)k->pert + 1) {
+            uint64_t s = (uint64_t)((int64_t)len + p);
+            if (s >= k->min && s <= k->max && n < cap)
+                out[n++] = s;
+        }
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Arguments */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+"Usage: telemem-run -n 2 " PROG " [options]\n"
+"\n"
+"NetPIPE-style benchmark of Telemem puts between two ranks.  Rank 0 prints a\n"
+"'#' header (version, git hash, transport, configuration) and then CSV:\n"
+"  mode,touch,bytes,reps,usec_median,usec_min,mbps_median,mbps_max\n"
+"usec is the one-way time per message (half a round trip in latency mode,\n"
+"time per put in burst and stream mode); mbps is MB/s (1e6 bytes/s) =\n"
+"bytes/usec; median and min/max are over --samples timed samples.\n"
+"\n"
+"Modes (--mode, a comma list; default all):\n"
+"  latency  ping-pong: rank 0 puts N bytes into rank 1's block, then puts a\n"
+"           flag word; rank 1 polls (telemem_poll) until it sees the flag,\n"
+"           then answers the same way.  Puts from one rank to one target\n"
+"           are applied in issue order, so the flag needs no quiet.\n"
+"  burst    rank 0 issues reps puts of N bytes back to back, then\n"
+"           telemem_quiet(); time per put measured by rank 0.\n"
+"  stream   as burst, but no quiet: rank 0 puts a flag after the data and\n"
+"           rank 1 times from its go signal until it sees the flag.\n"
+"  all      latency,burst,stream\n"
+"\n"
+"Options:\n"
+"  --mode LIST          modes to run (latency, burst (alias bw), stream, all)\n"
+"  --min SIZE           smallest message (default 1); sizes take k/m/g\n"
+"  --max SIZE           largest message (default 8m)\n"
+"  --perturbation N     also run N bytes below and above each size, as\n"
+"                       NetPIPE's -p (default 3; 0 = none)\n"
+"  --reps N             iterations per sample (default: automatic, so that\n"
+"                       each size takes about --time seconds)\n"
+"  --samples N          timed samples per size (default 9)\n"
+"  --time SEC           seconds per size and mode with automatic reps\n"
+"                       (default 0.25)\n"
+"  --touch              read (sum) the whole message area before each send\n"
+"                       and after each receive (the paper's Telemem* curve);\n"
+"                       the checksum is printed at the end\n"
+"  --check              verify a data pattern and guard bytes at the\n"
+"                       receiver for a few untimed messages of each size\n"
+"  --offset S[,D]       byte offset (0..%d) of rank 0's (S) and rank 1's (D)\n"
+"                       buffers from a page boundary (default 0,0; one\n"
+"                       value sets both)\n"
+"  --window K           burst/stream: rotate over K target slots (default 1)\n"
+"  --flag separate|inline\n"
+"                       latency: flag as a second put (default; correct by\n"
+"                       the ordering rule) or in 8 bytes after the data in\n"
+"                       the same put (one message, NOT guaranteed by\n"
+"                       telemem.h; for comparison only)\n"
+"  --spin-timeout SEC   give up a flag wait after SEC seconds (default 120)\n"
+"  --no-bind            do not pin the ranks (default: rank r runs on the\n"
+"                       r-th CPU it may use, as mpirun --bind-to core)\n"
+"  --quick              smoke test: --time 0.002 --samples 3 --check\n"
+"  --output FILE        write the header and CSV to FILE (default stdout)\n"
+"  -v, --verbose        progress lines on stderr (with Gbit/s)\n"
+"  -h, --help           this text\n"
+"\n"
+"Exit status: 0 done, 1 a Telemem call or a data check failed, 2 bad\n"
+"arguments or not exactly 2 ranks.\n", MAX_OFFSET);
+}
+
+static int bad(struct opts *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int bad(struct opts *o, const char *fmt, ...)
+{
+    va_list ap;
+    if (o->err[0])
+        return -1;
+    va_start(ap, fmt);
+    vsnprintf(o->err, sizeof o->err, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int parse_u64(const char *s, uint64_t *out, int units)
+{
+    char *end;
+    if (!s || !*s || *s == '-')
+        return -1;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return -1;
+    uint64_t mul = 1;
+    if (units && *end) {
+        switch (*end) {
+        case 'k': case 'K': mul = 1ull << 10; break;
+        case 'm': case 'M': mul = 1ull << 20; break;
+        case 'g': case 'G': mul = 1ull << 30; break;
+        default: return -1;
+        }
+        end++;
+        if (*end == 'b' || *end == 'B')
+            end++;
+    }
+    if (*end || v > UINT64_MAX / mul)
+        return -1;
+    *out = v * mul;
+    return 0;
+}
+
+static int parse_seconds(const char *s, double *out)
+{
+    char *end;
+    if (!s || !*s)
+        return -1;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v > 0) || v > 1e6)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_modes(const char *s, uint32_t *out)
+{
+    uint32_t m = 0;
+    char buf[128];
+    if (!s || strlen(s) >= sizeof buf)
+        return -1;
+    strcpy(buf, s);
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t;
+         t = strtok_r(NULL, ",", &save)) {
+        if (!strcmp(t, "latency") || !strcmp(t, "lat"))
+            m |= MODE_LATENCY;
+        else if (!strcmp(t, "burst") || !strcmp(t, "bw") ||
+                 !strcmp(t, "bandwidth"))
+            m |= MODE_BURST;
+        else if (!strcmp(t, "stream"))
+            m |= MODE_STREAM;
+        else if (!strcmp(t, "all"))
+            m |= MODE_ALL;
+        else
+            return -1;
+    }
+    if (!m)
+        return -1;
+    *out = m;
+    return 0;
+}
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+    enum { O_MIN = 256, O_MAX, O_PERT, O_REPS, O_SAMPLES, O_TIME, O_TOUCH,
+           O_CHECK, O_OFFSET, O_WINDOW, O_FLAG, O_SPIN, O_QUICK, O_OUTPUT,
+           O_MODE, O_NOBIND };
+    static const struct option lo[] = {
+        {"mode", required_argument, NULL, O_MODE},
+        {"min", required_argument, NULL, O_MIN},
+        {"max", required_argument, NULL, O_MAX},
+        {"perturbation", required_argument, NULL, O_PERT},
+        {"reps", required_argument, NULL, O_REPS},
+        {"samples", required_argument, NULL, O_SAMPLES},
+        {"time", required_argument, NULL, O_TIME},
+        {"touch", no_argument, NULL, O_TOUCH},
+        {"check", no_argument, NULL, O_CHECK},
+        {"offset", required_argument, NULL, O_OFFSET},
+        {"window", required_argument, NULL, O_WINDOW},
+        {"flag", required_argument, NULL, O_FLAG},
+        {"spin-timeout", required_argument, NULL, O_SPIN},
+        {"quick", no_argument, NULL, O_QUICK},
+        {"no-bind", no_argument, NULL, O_NOBIND},
+        {"output", required_argument, NULL, O_OUTPUT},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    struct knobs *k = &o->k;
+    int have_time = 0, have_samples = 0, quick = 0, c;
+    uint64_t v;
+
+    memset(o, 0, sizeof *o);
+    k->min = 1;
+    k->max = 8u << 20;
+    k->pert = 3;
+    k->samples = 9;
+    k->time = 0.25;
+    k->spin_timeout = 120;
+    k->window = 1;
+    k->modes = MODE_ALL;
+    k->bind = 1;
+
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":vh", lo, NULL)) != -1) {
+        switch (c) {
+        case O_MODE:
+            if (parse_modes(optarg, &k->modes))
+                bad(o, "bad --mode '%s' (expected a comma list of latency, "
+                    "burst, stream, all)", optarg);
+            break;
+        case O_MIN:
+        case O_MAX:
+            if (parse_u64(optarg, &v, 1) || v < 1 || v > MAX_SIZE)
+                bad(o, "bad --%s '%s' (expected a size from 1 to 1g, e.g. "
+                    "4096, 64k, 8m)", c == O_MIN ? "min" : "max", optarg);
+            else if (c == O_MIN)
+                k->min = v;
+            else
+                k->max = v;
+            break;
+        case O_PERT:
+            if (parse_u64(optarg, &v, 0) || v > 1000000)
+                bad(o, "bad --perturbation '%s' (expected 0..1000000)",
+                    optarg);
+            else
+                k->pert = (uint32_t)v;
+            break;
+        case O_REPS:
+            if (parse_u64(optarg, &v, 0) || v < 1 || v > 1000000000)
+                bad(o, "bad --reps '%s' (expected 1..1000000000)", optarg);
+            else
+                k->reps = v;
+            break;
+        case O_SAMPLES:
+            if (parse_u64(optarg, &v, 0) || v < 1 || v > MAX_SAMPLES)
+                bad(o, "bad --samples '%s' (expected 1..%d)", optarg,
+                    MAX_SAMPLES);
+            else {
+                k->samples = (uint32_t)v;
+                have_samples = 1;
+            }
+            break;
+        case O_TIME:
+            if (parse_seconds(optarg, &k->time))
+                bad(o, "bad --time '%s' (expected seconds > 0)", optarg);
+            else
+                have_time = 1;
+            break;
+        case O_SPIN:
+            if (parse_seconds(optarg, &k->spin_timeout))
+                bad(o, "bad --spin-timeout '%s' (expected seconds > 0)",
+                    optarg);
+            break;
+        case O_TOUCH:
+            k->touch = 1;
+            break;
+        case O_CHECK:
+            k->check = 1;
+            break;
+        case O_OFFSET: {
+            uint64_t s, d;
+            char buf[64], *comma;
+            if (strlen(optarg) >= sizeof buf) {
+                bad(o, "bad --offset '%s'", optarg);
+                break;
+            }
+            strcpy(buf, optarg);
+            comma = strchr(buf, ',');
+            if (comma)
+                *comma = '\0';
+            if (parse_u64(buf, &s, 0) || s > MAX_OFFSET ||
+                (comma && (parse_u64(comma + 1, &d, 0) || d > MAX_OFFSET)))
+                bad(o, "bad --offset '%s' (expected S or S,D with values "
+                    "0..%d)", optarg, MAX_OFFSET);
+            else {
+                k->off[0] = (uint32_t)s;
+                k->off[1] = (uint32_t)(comma ? d : s);
+            }
+            break;
+        }
+        case O_WINDOW:
+            if (parse_u64(optarg, &v, 0) || v < 1 || v > MAX_WINDOW)
+                bad(o, "bad --window '%s' (expected 1..%d)", optarg,
+                    MAX_WINDOW);
+            else
+                k->window = (uint32_t)v;
+            break;
+        case O_FLAG:
+            if (!strcmp(optarg, "separate"))
+                k->inline_flag = 0;
+            else if (!strcmp(optarg, "inline"))
+                k->inline_flag = 1;
+            else
+                bad(o, "bad --flag '%s' (expected separate or inline)",
+                    optarg);
+            break;
+        case O_QUICK:
+            quick = 1;
+            break;
+        case O_NOBIND:
+            k->bind = 0;
+            break;
+        case O_OUTPUT:
+            o->output = optarg;
+            break;
+        case 'v':
+            k->verbose = 1;
+            break;
+        case 'h':
+            o->help = 1;
+            break;
+        case ':':
+            bad(o, "option '%s' needs a value", argv[optind - 1]);
+            break;
+        default:
+            bad(o, "unknown option '%s'", argv[optind - 1]);
+            break;
+        }
+    }
+    if (optind < argc)
+        bad(o, "unexpected argument '%s'", argv[optind]);
+    if (quick) {
+        if (!have_time)
+            k->time = 0.002;
+        if (!have_samples)
+            k->samples = 3;
+        k->check = 1;
+    }
+    if (k->min > k->max)
+        bad(o, "--min %" PRIu64 " is larger than --max %" PRIu64, k->min,
+            k->max);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The benchmark proper */
+
+struct bench {
+    struct knobs k;
+    int rank, peer;
+    void *bases[2];
+    size_t slot;        /* bytes per data slot, a multiple of PAGE */
+    uint64_t seq;       /* message counter, identical on both ranks */
+};
+
+static unsigned char *area(struct bench *b, int rank, uint32_t slot)
+{
+    uintptr_t a = ((uintptr_t)b->bases[rank] + CTRL_BYTES + PAGE - 1) &
+                  ~(uintptr_t)(PAGE - 1);
+    return (unsigned char *)a + (size_t)slot * b->slot + b->k.off[rank];
+}
+
+static volatile uint64_t *ctrl(struct bench *b, int rank, size_t off)
+{
+    return (volatile uint64_t *)((char *)b->bases[rank] + off);
+}
+
+static void spin_timeout(uint64_t want, double t0, const char *what)
+    __attribute__((noreturn));
+static void spin_timeout(uint64_t want, double t0, const char *what)
+{
+    die("no %s flag %" PRIu64 " after %.0f s; the peer or the library is "
+        "stuck", what, want, now() - t0);
+}
+
+/* Poll until the flag word (aligned, in our block) holds want. */
+static void wait_flag(struct bench *b, const volatile uint64_t *f,
+                      uint64_t want)
+{
+    unsigned spins = 0;
+    double t0 = 0;
+    while (load_flag(f) != want) {
+        CHECK(telemem_poll());
+        if (++spins % 65536 == 0) {
+            if (t0 == 0)
+                t0 = now();
+            else if (now() - t0 > b->k.spin_timeout)
+                spin_timeout(want, t0, "control");
+        }
+    }
+}
+
+/* Poll until the 8 bytes at p (inline flag, maybe unaligned) hold want. */
+static void wait_inline(struct bench *b, const unsigned char *p,
+                        uint64_t want)
+{
+    unsigned spins = 0;
+    double t0 = 0;
+    while (load_u64(p) != want) {
+        CHECK(telemem_poll());
+        if (++spins % 65536 == 0) {
+            if (t0 == 0)
+                t0 = now();
+            else if (now() - t0 > b->k.spin_timeout)
+                spin_timeout(want, t0, "inline");
+        }
+    }
+}
+
+/* One latency message from this rank to the peer: data, then the flag
+ * (a second put, or 8 bytes after the data with --flag inline). */
+static void lat_send(struct bench *b, size_t n, uint64_t flag)
+{
+    unsigned char *src = area(b, b->rank, 0);
+    unsigned char *dst = area(b, b->peer, 0);
+    if (b->k.touch)
+        touch(src, n);
+    if (b->k.inline_flag) {
+        store_u64(src + n, flag);
+        CHECK(telemem_put(b->peer, dst, src, n + 8));
+    } else {
+        CHECK(telemem_put(b->peer, dst, src, n));
+        CHECK(telemem_put(b->peer, (void *)ctrl(b, b->peer, CTRL_PP), &flag,
+                          sizeof flag));
+    }
+}
+
+static void lat_recv(struct bench *b, size_t n, uint64_t flag)
+{
+    unsigned char *mine = area(b, b->rank, 0);
+    if (b->k.inline_flag)
+        wait_inline(b, mine + n, flag);
+    else
+        wait_flag(b, ctrl(b, b->rank, CTRL_PP), flag);
+    if (b->k.touch)
+        touch(mine, n);
+}
+
+/* Ping-pong reps times; returns the half round trip in seconds (rank 0). */
+static double run_latency(struct bench *b, size_t n, uint64_t reps)
+{
+    double t0 = 0, t;
+    CHECK(telemem_barrier());
+    if (b->rank == 0) {
+        t0 = now();
+        for (uint64_t i = 0; i < reps; i++) {
+            b->seq += 2;
+            lat_send(b, n, b->seq);
+            lat_recv(b, n, b->seq + 1);
+        }
+        t = now() - t0;
+    } else {
+        for (uint64_t i = 0; i < reps; i++) {
+            b->seq += 2;
+            lat_recv(b, n, b->seq);
+            lat_send(b, n, b->seq + 1);
+        }
+        t = 0;
+    }
+    return t / (2.0 * (double)reps);
+}
+
+/* Burst and stream: rank 0 puts reps messages of n bytes, rotating over the
+ * window, then (burst) quiet; then it puts the end-of-sample flag.  Returns
+ * the time per put in seconds: rank 0's view (burst) or rank 1's (stream),
+ * on both ranks. */
+static double run_bulk(struct bench *b, int stream, size_t n, uint64_t reps)
+{
+    double t0, t = 0;
+    uint32_t w = b->k.window;
+
+    CHECK(telemem_barrier());
+    b->seq++;
+    if (b->rank == 0) {
+        /* Stream: start only when rank 1's clock runs, so no data can be
+         * applied before it (its barrier exit may lag ours). */
+        if (stream)
+            wait_flag(b, ctrl(b, 0, CTRL_GO), b->seq);
+        t0 = now();
+        for (uint64_t i = 0; i < reps; i++) {
+            uint32_t s = (uint32_t)(i % w);
+            unsigned char *src = area(b, 0, s);
+            if (b->k.touch)
+                touch(src, n);
+            CHECK(telemem_put(1, area(b, 1, s), src, n));
+        }
+        if (!stream)
+            CHECK(telemem_quiet());
+        t = now() - t0;
+        uint64_t flag = b->seq;
+        CHECK(telemem_put(1, (void *)ctrl(b, 1, CTRL_BS), &flag,
+                          sizeof flag));
+    } else {
+        t0 = now();
+        if (stream) {
+            uint64_t go = b->seq;
+            CHECK(telemem_put(0, (void *)ctrl(b, 0, CTRL_GO), &go,
+                              sizeof go));
+        }
+        wait_flag(b, ctrl(b, 1, CTRL_BS), b->seq);
+        t = now() - t0;
+        if (b->k.touch)
+            for (uint32_t s = 0; s < w && s < reps; s++)
+                touch(area(b, 1, s), n);
+    }
+    if (stream)
+        CHECK(telemem_broadcast(&t, sizeof t, 1));
+    return t / (double)reps;
+}
+
+static double run_sample(struct bench *b, uint32_t mode, size_t n,
+                         uint64_t reps)
+{
+    if (mode == MODE_LATENCY)
+        return run_latency(b, n, reps);
+    return run_bulk(b, mode == MODE_STREAM, n, reps);
+}
+
+/* Untimed checked messages of size n: patterns at the sender, verified
+ * (with the guard bytes behind them) at the receiver. */
+static void check_size(struct bench *b, uint32_t mode, size_t n,
+                       const char *name)
+{
+    size_t flag_bytes = mode == MODE_LATENCY && b->k.inline_flag ? 8 : 0;
+    uint32_t slots = mode == MODE_LATENCY ? 1 : b->k.window;
+
+    for (uint32_t s = 0; s < slots; s++)
+        memset(area(b, b->rank, s) + n + flag_bytes, GUARD_VALUE,
+               GUARD_BYTES);
+    CHECK(telemem_barrier());
+
+    if (mode == MODE_LATENCY) {
+        for (int r = 0; r < CHECK_ROUNDS; r++) {
+            b->seq += 2;
+            if (b->rank == 0) {
+                fill_pattern(area(b, 0, 0), n, b->seq);
+                lat_send(b, n, b->seq);
+                lat_recv(b, n, b->seq + 1);
+                verify(area(b, 0, 0), n, b->seq, n + flag_bytes, name, n);
+            } else {
+                lat_recv(b, n, b->seq);
+                verify(area(b, 1, 0), n, b->seq, n + flag_bytes, name, n);
+                lat_send(b, n, b->seq + 1);
+            }
+        }
+        return;
+    }
+
+    /* Bulk: 2 * window puts, so every slot is written twice and must hold
+     * the later message (issue order). */
+    uint32_t puts = 2 * slots;
+    uint64_t first = b->seq + 1;
+    b->seq += puts;
+    if (b->rank == 0) {
+        for (uint32_t i = 0; i < puts; i++) {
+            unsigned char *src = area(b, 0, i % slots);
+            fill_pattern(src, n, first + i);
+            CHECK(telemem_put(1, area(b, 1, i % slots), src, n));
+        }
+        if (mode == MODE_BURST)
+            CHECK(telemem_quiet());
+        uint64_t flag = ++b->seq;
+        CHECK(telemem_put(1, (void *)ctrl(b, 1, CTRL_BS), &flag,
+                          sizeof flag));
+        CHECK(telemem_quiet());
+    } else {
+        wait_flag(b, ctrl(b, 1, CTRL_BS), ++b->seq);
+        for (uint32_t s = 0; s < slots; s++)
+            verify(area(b, 1, s), n, first + slots + s, n, name, n);
+    }
+    CHECK(telemem_barrier());
+}
+
+/* Pin this rank to one CPU: two spinning ranks that the scheduler puts on
+ * one core take turns by time slices (milliseconds per message).  Fills
+ * desc with what was done. */
+static void bind_rank(struct bench *b, char *desc, size_t len)
+{
+    cpu_set_t allowed, one;
+    int cpu = -1, seen = 0;
+
+    snprintf(desc, len, "none");
+    if (!b->k.bind)
+        return;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) {
+        snprintf(desc, len, "failed (sched_getaffinity: %s)",
+                 strerror(errno));
+        return;
+    }
+    if (CPU_COUNT(&allowed) < 2) {
+        snprintf(desc, len, "none (only %d CPU allowed)",
+                 CPU_COUNT(&allowed));
+        return;
+    }
+    for (int c = 0; c < CPU_SETSIZE && cpu < 0; c++)
+        if (CPU_ISSET(c, &allowed) && seen++ == b->rank)
+            cpu = c;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0)
+        snprintf(desc, len, "failed (sched_setaffinity: %s)",
+                 strerror(errno));
+    else
+        snprintf(desc, len, "cpu %d", cpu);
+}
+
+static const char *mode_name(uint32_t m)
+{
+    return m == MODE_LATENCY ? "latency" : m == MODE_BURST ? "burst"
+                                                            : "stream";
+}
+
+struct result {
+    uint64_t bytes, reps;
+    double med, min; /* seconds per message */
+};
+
+static void run_mode(struct bench *b, uint32_t mode, const uint64_t *sizes,
+                     size_t nsizes, FILE *out)
+{
+    const char *name = mode_name(mode);
+    double *t = calloc(b->k.samples, sizeof *t);
+    double est = 0;       /* seconds per iteration, from the last size */
+    uint64_t est_bytes = 0;
+    double per_sample = b->k.time / (b->k.samples + 1);
+    /* A latency iteration is a round trip: two messages. */
+    double msgs_per_iter = mode == MODE_LATENCY ? 2 : 1;
+
+    if (!t)
+        die("out of memory");
+    for (size_t i = 0; i < nsizes; i++) {
+        size_t n = (size_t)sizes[i];
+        uint64_t reps = b->k.reps;
+
+        if (b->k.check)
+            check_size(b, mode, n, name);
+
+        if (!reps) {
+            /* Warm up (first contact, page faults, caches) and calibrate:
+             * rank 0 decides, rank 1 follows. */
+            uint64_t warm = 100;
+            if (est > 0) {
+                double guess = est * (n > est_bytes ? (double)n / est_bytes
+                                                    : 1.0);
+                double w = 0.25 * per_sample / guess;
+                warm = w < 2 ? 2 : w > 1e6 ? 1000000 : (uint64_t)w;
+            }
+            CHECK(telemem_broadcast(&warm, sizeof warm, 0));
+            double it = run_sample(b, mode, n, warm) * msgs_per_iter;
+            double r = per_sample / (it > 0 ? it : 1e-9);
+            reps = r < 1 ? 1 : r > 1e9 ? 1000000000 : (uint64_t)r;
+            CHECK(telemem_broadcast(&reps, sizeof reps, 0));
+        }
+        for (uint32_t s = 0; s < b->k.samples; s++)
+            t[s] = run_sample(b, mode, n, reps);
+
+        if (b->rank == 0) {
+            double mn = t[0];
+            for (uint32_t s = 1; s < b->k.samples; s++)
+                mn = t[s] < mn ? t[s] : mn;
+            double md = median(t, b->k.samples);
+            double us_md = md * 1e6, us_mn = mn * 1e6;
+            fprintf(out, "%s,%d,%zu,%" PRIu64 ",%.4f,%.4f,%.2f,%.2f\n", name,
+                    b->k.touch, n, reps, us_md, us_mn, n / us_md, n / us_mn);
+            fflush(out);
+            if (b->k.verbose)
+                fprintf(stderr, "%-7s%s %9zu B %10" PRIu64 " reps %11.3f us"
+                        " %11.1f MB/s %8.3f Gbit/s\n", name,
+                        b->k.touch ? "*" : " ", n, reps, us_md, n / us_md,
+                        n / us_md * 8e-3);
+            est = md * msgs_per_iter;
+            est_bytes = n;
+        }
+    }
+    CHECK(telemem_quiet());
+    CHECK(telemem_barrier());
+    free(t);
+}
+
+/* The machine is shared: record how busy it was around the run. */
+static void print_load(FILE *out, const char *when)
+{
+    char line[256];
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fgets(line, sizeof line, f))
+            fprintf(out, "# loadavg (%s) = %s", when, line);
+        fclose(f);
+    }
+}
+
+static void print_header(struct bench *b, FILE *out, size_t nsizes,
+                         const char *bind0, const char *bind1)
+{
+    const struct knobs *k = &b->k;
+    char date[64] = "unknown", cpu[256] = "unknown";
+    struct utsname un;
+    time_t tt = time(NULL);
+    struct tm tm;
+    FILE *f;
+
+    if (gmtime_r(&tt, &tm))
+        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if ((f = fopen("/proc/cpuinfo", "r"))) {
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            char *c = strchr(line, ':');
+            if (!strncmp(line, "model name", 10) && c) {
+                snprintf(cpu, sizeof cpu, "%s", c + 2);
+                cpu[strcspn(cpu, "\n")] = '\0';
+                break;
+            }
+        }
+        fclose(f);
+    }
+    fprintf(out, "# " PROG "\n");
+    fprintf(out, "# version = %s\n", telemem_version());
+    fprintf(out, "# git = %s\n", NETPIPE_GIT_HASH);
+    fprintf(out, "# transport = %s\n", telemem_transport_name(1));
+    fprintf(out, "# mode = %s%s%s\n",
+            k->modes & MODE_LATENCY ? "latency " : "",
+            k->modes & MODE_BURST ? "burst " : "",
+            k->modes & MODE_STREAM ? "stream" : "");
+    fprintf(out, "# touch = %s, check = %s, flag = %s, window = %u\n",
+            k->touch ? "yes" : "no", k->check ? "yes" : "no",
+            k->inline_flag ? "inline" : "separate", k->window);
+    fprintf(out, "# offset = %u,%u\n", k->off[0], k->off[1]);
+    fprintf(out, "# binding = rank 0: %s; rank 1: %s\n", bind0, bind1);
+    fprintf(out, "# sizes = %zu from %" PRIu64 " to %" PRIu64
+            ", perturbation %u\n", nsizes, k->min, k->max, k->pert);
+    if (k->reps)
+        fprintf(out, "# samples = %u, reps = %" PRIu64 "\n", k->samples,
+                k->reps);
+    else
+        fprintf(out, "# samples = %u, reps = auto (%.3g s per size)\n",
+                k->samples, k->time);
+    fprintf(out, "# units: usec = one-way time per message (latency: half "
+            "the round trip), mbps = MB/s = 1e6 bytes/s\n");
+    fprintf(out, "# config:\n");
+    const char *cfg = telemem_config_string();
+    while (cfg && *cfg) {
+        size_t len = strcspn(cfg, "\n");
+        fprintf(out, "#   %.*s\n", (int)len, cfg);
+        cfg += len + (cfg[len] == '\n');
+    }
+    fprintf(out, "# date = %s\n", date);
+    fprintf(out, "# host = %s\n", uname(&un) == 0 ? un.nodename : "unknown");
+    fprintf(out, "# cpu = %s\n", cpu);
+    print_load(out, "start");
+    fprintf(out, "mode,touch,bytes,reps,usec_median,usec_min,mbps_median,"
+            "mbps_max\n");
+    fflush(out);
+}
+
+int main(int argc, char **argv)
+{
+    static struct opts o;
+    static uint64_t sizes[MAX_SIZES];
+    struct bench b;
+    FILE *out = stdout;
+    int rc, nranks;
+
+    parse_args(argc, argv, &o);
+
+    rc = telemem_initialize(&argc, &argv);
+    if (o.help || o.err[0]) {
+        /* Usage problems need no second rank: print on rank 0 (or when
+         * Telemem could not start) and leave. */
+        int r = rc == TELEMEM_OK ? telemem_rank() : 0;
+        if (r == 0) {
+            if (o.help)
+                usage(stdout);
+            else
+                fprintf(stderr, PROG ": %s\nTry '" PROG " --help'.\n",
+                        o.err);
+        }
+        if (rc == TELEMEM_OK)
+            telemem_finalize();
+        return o.help ? 0 : 2;
+    }
+    if (rc != TELEMEM_OK) {
+        fprintf(stderr, PROG ": telemem_initialize failed: %s (%s)\n",
+                telemem_strerror(rc), telemem_status_name(rc));
+        return 1;
+    }
+    g_rank = CHECK(telemem_rank());
+    nranks = CHECK(telemem_nranks());
+    if (nranks != 2) {
+        if (g_rank == 0)
+            fprintf(stderr, PROG ": needs exactly 2 ranks, got %d; run "
+                    "'telemem-run -n 2 " PROG " ...'\n", nranks);
+        CHECK(telemem_finalize());
+        return 2;
+    }
+
+    memset(&b, 0, sizeof b);
+    b.k = o.k;
+    /* Both ranks must agree on every knob: take rank 0's. */
+    CHECK(telemem_broadcast(&b.k, sizeof b.k, 0));
+    b.rank = g_rank;
+    b.peer = 1 - g_rank;
+
+    int ok = 1;
+    if (g_rank == 0 && o.output) {
+        out = fopen(o.output, "w");
+        if (!out) {
+            fprintf(stderr, PROG ": cannot write %s: %s\n", o.output,
+                    strerror(errno));
+            ok = 0;
+        }
+    }
+    CHECK(telemem_broadcast(&ok, sizeof ok, 0));
+    if (!ok) {
+        CHECK(telemem_finalize());
+        return 2;
+    }
+
+    size_t nsizes = make_sizes(&b.k, sizes, MAX_SIZES);
+    /* Room for the largest message, an inline flag, guard bytes and the
+     * offset, rounded to whole pages so every slot starts on a page. */
+    b.slot = ((size_t)b.k.max + 8 + GUARD_BYTES + MAX_OFFSET + PAGE) &
+             ~(size_t)(PAGE - 1);
+    size_t block = CTRL_BYTES + PAGE + (size_t)b.k.window * b.slot;
+    CHECK(telemem_malloc_all(block, b.bases));
+    /* Fault every page in now, outside the timed loops. */
+    memset(b.bases[g_rank], 0, block);
+    CHECK(telemem_barrier());
+
+    char bind_me[64], binds[2][64];
+    bind_rank(&b, bind_me, sizeof bind_me);
+    CHECK(telemem_allgather(bind_me, binds, sizeof bind_me));
+
+    double t_start = now();
+    if (g_rank == 0)
+        print_header(&b, out, nsizes, binds[0], binds[1]);
+    for (uint32_t m = MODE_LATENCY; m <= MODE_STREAM; m <<= 1)
+        if (b.k.modes & m)
+            run_mode(&b, m, sizes, nsizes, out);
+
+    /* Keep the touch sums alive: print both ranks' checksums. */
+    uint64_t sums[2], mine = g_touch_sum;
+    CHECK(telemem_allgather(&mine, sums, sizeof mine));
+    if (g_rank == 0) {
+        if (b.k.touch)
+            fprintf(out, "# touch checksum = %016" PRIx64 " %016" PRIx64 "\n",
+                    sums[0], sums[1]);
+        fprintf(out, "# elapsed = %.1f s\n", now() - t_start);
+        print_load(out, "end");
+        if (out != stdout && fclose(out) != 0)
+            die("writing %s: %s", o.output, strerror(errno));
+        else if (out == stdout)
+            fflush(stdout);
+    }
+    CHECK(telemem_free_all(b.bases[g_rank]));
+    CHECK(telemem_finalize());
+    return 0;
+}
