@@ -116,8 +116,10 @@ TELEMEM_API const char *telemem_status_name(int status);
  *                                         (the message names it)
  * @retval TELEMEM_ERR_BOOTSTRAP           the launcher could not be reached
  * @retval TELEMEM_ERR_TRANSPORT, TELEMEM_ERR_NO_MEMORY  set-up failed
- * After a failure the library is not initialized and may be initialized
- * again.
+ * After a failure the library is not initialized.  After
+ * TELEMEM_ERR_CONFIG (every setting is checked before the job is joined) it
+ * may be initialized again with corrected settings; after a failure while
+ * joining the job (bootstrap, transport) the job should end.
  */
 TELEMEM_API int telemem_initialize(int *argc, char ***argv);
 

@@ -29,14 +29,24 @@ int tlm_backend_check(const tlm_transport_t *tp)
     return TELEMEM_OK;
 }
 
-int tlm_backend_open_all(const char *want, const tlm_transport_params_t *p,
-                         tlm_backend_add_fn_t add)
+int tlm_backend_check_config(const char *want, const tlm_transport_params_t *p)
 {
     if (strcmp(want, "auto") != 0 && strcmp(want, "shm") != 0) {
         tlm_error("TELEMEM_TRANSPORT=\"%s\" is invalid: expected auto or shm "
                   "(this build has: shm)", want);
         return TELEMEM_ERR_CONFIG;
     }
+    for (size_t i = 0; i < TLM_ARRAY_SIZE(backends); i++) {
+        int rc = backends[i]->check(p);
+        if (rc != TELEMEM_OK)
+            return rc;
+    }
+    return TELEMEM_OK;
+}
+
+int tlm_backend_open_all(const char *want, const tlm_transport_params_t *p,
+                         tlm_backend_add_fn_t add)
+{
     bool *reach = calloc((size_t)p->size, sizeof(bool));
     if (!reach)
         return TELEMEM_ERR_NO_MEMORY;
@@ -67,6 +77,11 @@ int tlm_backend_stub_connect(tlm_transport_t *tp, int peer)
 }
 
 int tlm_backend_stub_peer_alive(tlm_transport_t *tp, int peer)
+{
+    return TELEMEM_OK;
+}
+
+int tlm_backend_stub_check(const tlm_transport_params_t *p)
 {
     return TELEMEM_OK;
 }

@@ -60,6 +60,9 @@ struct tlm_transport {
 typedef struct tlm_backend {
     const char *name;
     unsigned abi;
+    /* Check the backend's settings in p (no I/O, before the job starts):
+     * TELEMEM_OK or TELEMEM_ERR_CONFIG with a message naming the variable. */
+    int (*check)(const tlm_transport_params_t *p);
     /* Which ranks this backend can reach: sets reach[r] for each. */
     int (*query)(const tlm_transport_params_t *p, bool *reach);
     int (*open)(const tlm_transport_params_t *p, tlm_transport_t **tp_p);
@@ -69,6 +72,9 @@ typedef struct tlm_backend {
 
 /* backend.c */
 typedef int (*tlm_backend_add_fn_t)(tlm_transport_t *tp, const bool *reach);
+/* Validate TELEMEM_TRANSPORT and every backend's settings before the job is
+ * joined, so a configuration error leaves nothing behind to undo. */
+int tlm_backend_check_config(const char *want, const tlm_transport_params_t *p);
 /* Open every transport `want` (TELEMEM_TRANSPORT) selects, handing each to
  * add() with the ranks it reaches.  Collective. */
 int tlm_backend_open_all(const char *want, const tlm_transport_params_t *p,
@@ -76,6 +82,7 @@ int tlm_backend_open_all(const char *want, const tlm_transport_params_t *p,
 int tlm_backend_check(const tlm_transport_t *tp);
 int tlm_backend_stub_connect(tlm_transport_t *tp, int peer);
 int tlm_backend_stub_peer_alive(tlm_transport_t *tp, int peer);
+int tlm_backend_stub_check(const tlm_transport_params_t *p);
 
 static inline int tlm_transport_send(tlm_transport_t *tp, int peer,
                                      const void *hdr, size_t hdr_len,

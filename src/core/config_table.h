@@ -6,7 +6,7 @@
 TLM_CONFIG(TRANSPORT, STRING, "auto",
            "Transport to other ranks: auto (shm on this node) or shm")
 TLM_CONFIG(SHM_BUF_SIZE, SIZE, "16k",
-           "Size of one shared-memory message buffer: the largest message; larger payloads are fragmented")
+           "Payload bytes of one shared-memory message buffer; larger transfers are cut into fragments of this size")
 TLM_CONFIG(SHM_BUF_COUNT, INT, "256",
            "Message buffers per process (shared by all its peers)")
 TLM_CONFIG(SHM_RING, INT, "256",

@@ -140,6 +140,20 @@ static int find_same_node(bool *same)
     return rc;
 }
 
+/* Transport settings from the configuration; the job part is filled once
+ * the job is joined. */
+static tlm_transport_params_t transport_params(void)
+{
+    tlm_transport_params_t p = {
+        .shm_buf_size = tlm_core.cfg.SHM_BUF_SIZE,
+        .shm_buf_count = tlm_core.cfg.SHM_BUF_COUNT,
+        .shm_ring = tlm_core.cfg.SHM_RING,
+        .deliver = tlm_am_deliver,
+        .deliver_arg = NULL,
+    };
+    return p;
+}
+
 static int open_transports(void)
 {
     int n = tlm_core.nranks;
@@ -149,18 +163,12 @@ static int open_transports(void)
         rc = find_same_node(same);
     else if (rc == TELEMEM_OK)
         same[0] = true;
-    tlm_transport_params_t p = {
-        .rank = tlm_core.rank,
-        .size = n,
-        .boot = tlm_core.boot,
-        .jobid = tlm_core_boot_jobid(tlm_core.boot),
-        .same_node = same,
-        .shm_buf_size = tlm_core.cfg.SHM_BUF_SIZE,
-        .shm_buf_count = tlm_core.cfg.SHM_BUF_COUNT,
-        .shm_ring = tlm_core.cfg.SHM_RING,
-        .deliver = tlm_am_deliver,
-        .deliver_arg = NULL,
-    };
+    tlm_transport_params_t p = transport_params();
+    p.rank = tlm_core.rank;
+    p.size = n;
+    p.boot = tlm_core.boot;
+    p.jobid = tlm_core_boot_jobid(tlm_core.boot);
+    p.same_node = same;
     if (rc == TELEMEM_OK)
         rc = tlm_backend_open_all(tlm_core.cfg.TRANSPORT, &p,
                                   tlm_am_add_transport);
@@ -197,6 +205,14 @@ int telemem_initialize(int *argc, char ***argv)
     }
     const tlm_config_t *c = &tlm_core.cfg;
     tlm_util_log_init(c->LOG_LEVEL, c->LOG_FILE, c->LOG_FILTER);
+    /* Every setting is checked before the job is joined: a configuration
+     * error leaves nothing behind, and initialize may be called again. */
+    tlm_transport_params_t tp = transport_params();
+    rc = tlm_backend_check_config(c->TRANSPORT, &tp);
+    if (rc != TELEMEM_OK) {
+        tlm_core_config_fini();
+        return rc;
+    }
     tlm_boot_params_t bp = {
         .rank = (int)c->RANK,
         .size = (int)c->NRANKS,

@@ -1,6 +1,7 @@
 /* util_parse.c - parsers for configuration values: sizes with units,
  * booleans, integers and durations.  Pure functions. */
 #include <ctype.h>
+#include <math.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,7 @@
 int tlm_util_parse_size(const char *s, size_t *out)
 {
     char *end;
-    if (!s || !*s || *s == '-')
+    if (!s || !isdigit((unsigned char)*s)) /* no sign, no blanks */
         return -1;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
@@ -63,7 +64,8 @@ int tlm_util_parse_bool(const char *s, bool *out)
 int tlm_util_parse_int(const char *s, long *out)
 {
     char *end;
-    if (!s || !*s)
+    if (!s || !(isdigit((unsigned char)*s) ||
+                (*s == '-' && isdigit((unsigned char)s[1]))))
         return -1;
     errno = 0;
     long v = strtol(s, &end, 10);
@@ -76,11 +78,11 @@ int tlm_util_parse_int(const char *s, long *out)
 int tlm_util_parse_seconds(const char *s, double *out)
 {
     char *end;
-    if (!s || !*s || *s == '-')
+    if (!s || !(isdigit((unsigned char)*s) || *s == '.')) /* no inf, nan */
         return -1;
     errno = 0;
     double v = strtod(s, &end);
-    if (errno || end == s || v != v)
+    if (errno || end == s || !isfinite(v))
         return -1;
     if (*end == '\0' || strcmp(end, "s") == 0)
         ;

@@ -113,6 +113,7 @@ static int loop_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
 const tlm_backend_t tlm_loop_backend = {
     .name = "loop",
     .abi = TLM_BACKEND_ABI,
+    .check = tlm_backend_stub_check,
     .query = loop_query,
     .open = loop_open,
 };

@@ -24,6 +24,9 @@
 #define CELL_SIZE 64u
 #define CELL_INLINE 48u
 #define SLOT_INLINE UINT32_MAX
+/* A buffer holds SHM_BUF_SIZE bytes of payload plus the largest AM header,
+ * so that a full-size fragment is one message. */
+#define SHM_HDR_ROOM 128u
 
 /* One descriptor: written by the sender, seq last (release). */
 typedef struct shm_cell {
@@ -70,6 +73,10 @@ typedef struct shm_peer {
     int rank;
     int local;
     bool contacted;        /* active bit set in the peer's segment */
+    /* My buffers in flight to this peer, in send order: the peer releases
+     * them in the same order, so reclaiming looks at the oldest only. */
+    uint32_t *fifo;        /* buf_count entries */
+    uint32_t fhead, ftail;
 } shm_peer_t;
 
 typedef struct shm_transport {
@@ -81,9 +88,12 @@ typedef struct shm_transport {
     shm_map_t *maps;          /* by local index */
     shm_peer_t *peers;        /* by local index */
     int *local_of_rank;       /* global rank -> local index or -1 */
-    uint32_t *free_slots;     /* stack of my free buffers */
-    uint32_t nfree;
-    uint8_t *inflight;        /* my buffers handed to a receiver */
+    /* Free buffers, oldest release first.  Reusing the buffer a receiver
+     * released last would be slower: its lines are still in the receiver's
+     * cache and every store must invalidate them there (measured: half the
+     * bandwidth); cycling through the pool writes lines long evicted. */
+    uint32_t *free_q;
+    uint32_t free_head, free_tail; /* free count = tail - head */
     uint32_t next_sender;     /* round-robin start for progress */
     char name[128];
 } shm_transport_t;
@@ -154,17 +164,24 @@ static int shm_connect(tlm_transport_t *tp, int peer_rank)
     return TELEMEM_OK;
 }
 
-static int reclaim_slots(shm_transport_t *st)
+/* Take back the buffers peer p has released (oldest first). */
+static void reclaim_peer(shm_transport_t *st, shm_peer_t *p)
 {
     _Atomic uint32_t *state = st->maps[st->my_local].slot_state;
-    for (uint32_t s = 0; s < st->buf_count; s++) {
-        if (st->inflight[s] &&
-            atomic_load_explicit(&state[s], memory_order_acquire) == 0) {
-            st->inflight[s] = 0;
-            st->free_slots[st->nfree++] = s;
-        }
+    while (p->fhead != p->ftail) {
+        uint32_t s = p->fifo[p->fhead % st->buf_count];
+        if (atomic_load_explicit(&state[s], memory_order_acquire) != 0)
+            break;
+        st->free_q[st->free_tail++ % st->buf_count] = s;
+        p->fhead++;
     }
-    return st->nfree > 0;
+}
+
+static void reclaim_all(shm_transport_t *st)
+{
+    for (int l = 0; l < st->nlocal; l++)
+        if (l != st->my_local)
+            reclaim_peer(st, &st->peers[l]);
 }
 
 static void gather(uint8_t *dst, const void *hdr, size_t hdr_len,
@@ -205,10 +222,13 @@ static int shm_send(tlm_transport_t *tp, int peer_rank, const void *hdr,
         gather(c->data, hdr, hdr_len, iov, iovcnt);
         c->slot = SLOT_INLINE;
     } else {
-        if (st->nfree == 0 && !reclaim_slots(st))
-            return TELEMEM_ERR_AGAIN;
-        uint32_t s = st->free_slots[--st->nfree];
-        st->inflight[s] = 1;
+        if (st->free_head == st->free_tail) {
+            reclaim_all(st);
+            if (st->free_head == st->free_tail)
+                return TELEMEM_ERR_AGAIN;
+        }
+        uint32_t s = st->free_q[st->free_head++ % st->buf_count];
+        p->fifo[p->ftail++ % st->buf_count] = s;
         atomic_store_explicit(&st->maps[st->my_local].slot_state[s], 1,
                               memory_order_relaxed);
         gather((uint8_t *)st->maps[st->my_local].bufs + (size_t)s * st->buf_size,
@@ -315,11 +335,12 @@ static void shm_close(tlm_transport_t *tp)
     unmap_all(st);
     if (st->name[0])
         shm_unlink(st->name); /* normally gone already after open */
+    for (int l = 0; st->peers && l < st->nlocal; l++)
+        free(st->peers[l].fifo);
     free(st->maps);
     free(st->peers);
     free(st->local_of_rank);
-    free(st->free_slots);
-    free(st->inflight);
+    free(st->free_q);
     free(st);
 }
 
@@ -334,7 +355,7 @@ static const tlm_transport_ops_t shm_ops = {
 static int create_own(shm_transport_t *st, const tlm_transport_params_t *p)
 {
     shm_seg_hdr_t h = {0};
-    layout(&h, st->nlocal, p->shm_buf_size, (size_t)p->shm_buf_count,
+    layout(&h, st->nlocal, st->buf_size, (size_t)p->shm_buf_count,
            (size_t)p->shm_ring);
     seg_name(st->name, sizeof(st->name), p->jobid, p->rank);
     int fd = shm_open(st->name, O_RDWR | O_CREAT | O_EXCL, 0600);
@@ -415,9 +436,8 @@ static int shm_query(const tlm_transport_params_t *p, bool *reach)
     return TELEMEM_OK;
 }
 
-static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
+static int shm_check(const tlm_transport_params_t *p)
 {
-    int rc = TELEMEM_ERR_NO_MEMORY;
     if (p->shm_ring < 2 || (p->shm_ring & (p->shm_ring - 1)) ||
         p->shm_ring > (1l << 24)) {
         tlm_error("TELEMEM_SHM_RING=%ld must be a power of two in [2, 2^24]",
@@ -428,23 +448,29 @@ static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
         p->shm_buf_size < 256 || p->shm_buf_size > (64u << 20) ||
         p->shm_buf_size % 64) {
         tlm_error("TELEMEM_SHM_BUF_COUNT=%ld / TELEMEM_SHM_BUF_SIZE=%zu out of "
-                  "range (count 1..1048576, size 256..64m, multiple of 64)",
+                  "range (count 1..1048576, size 256..64m and a multiple of 64)",
                   p->shm_buf_count, p->shm_buf_size);
         return TELEMEM_ERR_CONFIG;
     }
+    return TELEMEM_OK;
+}
+
+static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
+{
+    int rc = TELEMEM_ERR_NO_MEMORY;
     shm_transport_t *st = calloc(1, sizeof(*st));
     if (!st)
         return TELEMEM_ERR_NO_MEMORY;
     st->super.ops = &shm_ops;
     st->super.name = "shm";
-    st->super.max_msg = p->shm_buf_size;
+    st->super.max_msg = p->shm_buf_size + SHM_HDR_ROOM;
     st->super.same_node_only = true;
     st->deliver = p->deliver;
     st->deliver_arg = p->deliver_arg;
     st->rank = p->rank;
     st->nranks = p->size;
     st->ring_mask = (uint64_t)p->shm_ring - 1;
-    st->buf_size = p->shm_buf_size;
+    st->buf_size = p->shm_buf_size + SHM_HDR_ROOM; /* buffer stride */
     st->buf_count = (uint64_t)p->shm_buf_count;
     st->local_of_rank = malloc(sizeof(int) * (size_t)p->size);
     if (!st->local_of_rank)
@@ -458,15 +484,19 @@ static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     st->my_local = st->local_of_rank[p->rank];
     st->maps = calloc((size_t)st->nlocal, sizeof(*st->maps));
     st->peers = calloc((size_t)st->nlocal, sizeof(*st->peers));
-    st->free_slots = malloc(sizeof(uint32_t) * st->buf_count);
-    st->inflight = calloc(st->buf_count, 1);
-    if (!st->maps || !st->peers || !st->free_slots || !st->inflight)
+    st->free_q = malloc(sizeof(uint32_t) * st->buf_count);
+    if (!st->maps || !st->peers || !st->free_q)
         goto err;
+    for (int l = 0; l < st->nlocal; l++) {
+        st->peers[l].fifo = malloc(sizeof(uint32_t) * st->buf_count);
+        if (!st->peers[l].fifo)
+            goto err;
+    }
     for (int l = 0; l < st->nlocal; l++)
         st->maps[l].fd = -1;
     for (uint32_t s = 0; s < st->buf_count; s++)
-        st->free_slots[s] = (uint32_t)(st->buf_count - 1 - s);
-    st->nfree = (uint32_t)st->buf_count;
+        st->free_q[s] = s;
+    st->free_tail = (uint32_t)st->buf_count;
 
     rc = create_own(st, p);
     int frc = tlm_core_boot_fence(p->boot); /* everyone has created */
@@ -509,6 +539,7 @@ err:
 const tlm_backend_t tlm_shm_backend = {
     .name = "shm",
     .abi = TLM_BACKEND_ABI,
+    .check = shm_check,
     .query = shm_query,
     .open = shm_open_tp,
 };
