@@ -25,6 +25,13 @@
  * target in issue order (puts, gets, active messages alike).  Nothing is
  * promised about operations from different initiators.
  *
+ * Polling the last word.  A put is applied at the target in increasing
+ * address order, each message of it wholly inside one Telemem call.  So a
+ * target that calls Telemem (telemem_poll()) and then reads the last bytes
+ * of a put's range sees the whole put once those bytes hold their new value
+ * (as NetPIPE and many ARMCI codes expect).  The last bytes must change
+ * from one put to the next for this to be a reliable signal.
+ *
  * Threads.  Telemem is single-threaded in this release: call it from one
  * thread per process (the one that called telemem_initialize()).
  *

@@ -5,15 +5,16 @@
  * Run with exactly two ranks:  telemem-run -n 2 telemem-netpipe [options]
  * docs/benchmarks.md explains the modes, the CSV and the flag argument.
  *
- * Ordering argument (why "data put, then flag put" needs no quiet):
- * telemem.h promises that operations issued by one rank to one target are
- * applied at the target in issue order.  So when the receiver sees the flag
- * written by the second put, the first put (the data) has already been
- * applied in full.  A flag stored in the last 8 bytes of the data itself
- * (--flag inline) is NOT covered by that promise: nothing says in which
- * order the bytes of one put land (memcpy may write the tail first, a large
- * put may travel in fragments or over a direct path), so that variant is
- * offered only to measure what the second message costs.
+ * How the receiver knows a message has arrived (--flag):
+ *   last      (default) it polls the last bytes of the data itself, as
+ *             NetPIPE's one-sided modules do: one put per message.
+ *             telemem.h guarantees that a put is applied in increasing
+ *             address order, each message wholly inside one Telemem call,
+ *             so once the last 8 bytes (1 byte for messages under 8 bytes)
+ *             show the new value, the whole put is there.
+ *   separate  a second put of a flag word after the data; correct by the
+ *             issue-order rule (puts from one rank to one target are
+ *             applied in order), at the cost of a second message.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -269,11 +270,9 @@ static void usage(FILE *f)
 "                       buffers from a page boundary (default 0,0; one\n"
 "                       value sets both)\n"
 "  --window K           burst/stream: rotate over K target slots (default 1)\n"
-"  --flag separate|inline\n"
-"                       latency: flag as a second put (default; correct by\n"
-"                       the ordering rule) or in 8 bytes after the data in\n"
-"                       the same put (one message, NOT guaranteed by\n"
-"                       telemem.h; for comparison only)\n"
+"  --flag last|separate  latency: the receiver polls the last bytes of the\n"
+"                       data (default; one put per message, as NetPIPE's\n"
+"                       one-sided modules) or a flag sent as a second put\n"
 "  --spin-timeout SEC   give up a flag wait after SEC seconds (default 120)\n"
 "  --no-bind            do not pin the ranks (default: rank r runs on the\n"
 "                       r-th CPU it may use, as mpirun --bind-to core)\n"
@@ -403,6 +402,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
     k->time = 0.25;
     k->spin_timeout = 120;
     k->window = 1;
+    k->inline_flag = 1; /* --flag last */
     k->modes = MODE_ALL;
     k->bind = 1;
 
@@ -495,10 +495,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
         case O_FLAG:
             if (!strcmp(optarg, "separate"))
                 k->inline_flag = 0;
-            else if (!strcmp(optarg, "inline"))
+            else if (!strcmp(optarg, "last"))
                 k->inline_flag = 1;
             else
-                bad(o, "bad --flag '%s' (expected separate or inline)",
+                bad(o, "bad --flag '%s' (expected last or separate)",
                     optarg);
             break;
         case O_QUICK:
@@ -586,13 +586,39 @@ static void wait_flag(struct bench *b, const volatile uint64_t *f,
     }
 }
 
-/* Poll until the 8 bytes at p (inline flag, maybe unaligned) hold want. */
-static void wait_inline(struct bench *b, const unsigned char *p,
-                        uint64_t want)
+/* Bytes at the end of an n-byte message that carry the flag (--flag last):
+ * 8, or 1 below 8 bytes; 0 for an empty message (a separate flag then). */
+static size_t last_bytes(size_t n)
+{
+    return n >= 8 ? 8 : n ? 1 : 0;
+}
+
+static uint64_t last_value(size_t n, uint64_t flag)
+{
+    return last_bytes(n) == 8 ? flag : (uint64_t)(flag % 255 + 1);
+}
+
+static uint64_t load_last(const unsigned char *p, size_t n)
+{
+    return last_bytes(n) == 8 ? load_u64(p + n - 8) : p[n - 1];
+}
+
+static void store_last(unsigned char *p, size_t n, uint64_t flag)
+{
+    if (last_bytes(n) == 8)
+        store_u64(p + n - 8, flag);
+    else
+        p[n - 1] = (unsigned char)last_value(n, flag);
+}
+
+/* Poll until the last bytes of the n-byte message at p show flag. */
+static void wait_inline(struct bench *b, const unsigned char *p, size_t n,
+                        uint64_t flag)
 {
     unsigned spins = 0;
     double t0 = 0;
-    while (load_u64(p) != want) {
+    uint64_t want = last_value(n, flag);
+    while (load_last(p, n) != want) {
         CHECK(telemem_poll());
         if (++spins % 65536 == 0) {
             if (t0 == 0)
@@ -603,17 +629,17 @@ static void wait_inline(struct bench *b, const unsigned char *p,
     }
 }
 
-/* One latency message from this rank to the peer: data, then the flag
- * (a second put, or 8 bytes after the data with --flag inline). */
+/* One latency message from this rank to the peer: the data, whose last
+ * bytes carry the flag (--flag last), or the data and then a flag put. */
 static void lat_send(struct bench *b, size_t n, uint64_t flag)
 {
     unsigned char *src = area(b, b->rank, 0);
     unsigned char *dst = area(b, b->peer, 0);
     if (b->k.touch)
         touch(src, n);
-    if (b->k.inline_flag) {
-        store_u64(src + n, flag);
-        CHECK(telemem_put(b->peer, dst, src, n + 8));
+    if (b->k.inline_flag && last_bytes(n)) {
+        store_last(src, n, flag);
+        CHECK(telemem_put(b->peer, dst, src, n));
     } else {
         CHECK(telemem_put(b->peer, dst, src, n));
         CHECK(telemem_put(b->peer, (void *)ctrl(b, b->peer, CTRL_PP), &flag,
@@ -624,8 +650,8 @@ static void lat_send(struct bench *b, size_t n, uint64_t flag)
 static void lat_recv(struct bench *b, size_t n, uint64_t flag)
 {
     unsigned char *mine = area(b, b->rank, 0);
-    if (b->k.inline_flag)
-        wait_inline(b, mine + n, flag);
+    if (b->k.inline_flag && last_bytes(n))
+        wait_inline(b, mine, n, flag);
     else
         wait_flag(b, ctrl(b, b->rank, CTRL_PP), flag);
     if (b->k.touch)
@@ -717,12 +743,13 @@ static double run_sample(struct bench *b, uint32_t mode, size_t n,
 static void check_size(struct bench *b, uint32_t mode, size_t n,
                        const char *name)
 {
-    size_t flag_bytes = mode == MODE_LATENCY && b->k.inline_flag ? 8 : 0;
+    /* With --flag last the message's last bytes are the flag, not pattern. */
+    size_t flag_bytes = mode == MODE_LATENCY && b->k.inline_flag
+                            ? last_bytes(n) : 0;
     uint32_t slots = mode == MODE_LATENCY ? 1 : b->k.window;
 
     for (uint32_t s = 0; s < slots; s++)
-        memset(area(b, b->rank, s) + n + flag_bytes, GUARD_VALUE,
-               GUARD_BYTES);
+        memset(area(b, b->rank, s) + n, GUARD_VALUE, GUARD_BYTES);
     CHECK(telemem_barrier());
 
     if (mode == MODE_LATENCY) {
@@ -732,10 +759,10 @@ static void check_size(struct bench *b, uint32_t mode, size_t n,
                 fill_pattern(area(b, 0, 0), n, b->seq);
                 lat_send(b, n, b->seq);
                 lat_recv(b, n, b->seq + 1);
-                verify(area(b, 0, 0), n, b->seq, n + flag_bytes, name, n);
+                verify(area(b, 0, 0), n - flag_bytes, b->seq, n, name, n);
             } else {
                 lat_recv(b, n, b->seq);
-                verify(area(b, 1, 0), n, b->seq, n + flag_bytes, name, n);
+                verify(area(b, 1, 0), n - flag_bytes, b->seq, n, name, n);
                 lat_send(b, n, b->seq + 1);
             }
         }
@@ -919,7 +946,7 @@ static void print_header(struct bench *b, FILE *out, size_t nsizes,
             k->modes & MODE_STREAM ? "stream" : "");
     fprintf(out, "# touch = %s, check = %s, flag = %s, window = %u\n",
             k->touch ? "yes" : "no", k->check ? "yes" : "no",
-            k->inline_flag ? "inline" : "separate", k->window);
+            k->inline_flag ? "last" : "separate", k->window);
     fprintf(out, "# offset = %u,%u\n", k->off[0], k->off[1]);
     fprintf(out, "# binding = rank 0: %s; rank 1: %s\n", bind0, bind1);
     fprintf(out, "# sizes = %zu from %" PRIu64 " to %" PRIu64

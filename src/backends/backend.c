@@ -12,10 +12,12 @@
 extern const tlm_backend_t tlm_shm_backend;
 extern const tlm_backend_t tlm_loop_backend;
 
-/* In order of preference: a rank is reached by the first that can. */
+/* In order of preference: a rank is reached by the first that can, and
+ * transports are progressed in this order (shm first: loop carries only a
+ * rank's messages to itself). */
 static const tlm_backend_t *const backends[] = {
-    &tlm_loop_backend,
     &tlm_shm_backend,
+    &tlm_loop_backend,
 };
 
 int tlm_backend_check(const tlm_transport_t *tp)
