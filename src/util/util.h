@@ -27,9 +27,7 @@ int tlm_util_parse_seconds(const char *s, double *out); /* "30", "1.5", "200ms",
 /* util_time.c: monotonic time in seconds. */
 double tlm_util_now(void);
 
-/* util_copy.c: memcpy for message buffers.  Avoids glibc's `rep movsb` path,
- * which is ~20x slower on this machine class for 4 KiB-256 KiB copies when
- * source and destination alignments differ (docs/performance.md). */
+/* util_copy.c: the copy of the message path (see there why it is memcpy). */
 void tlm_util_copy(void *dst, const void *src, size_t n);
 
 #endif
