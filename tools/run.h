@@ -21,20 +21,7 @@
 #define EXIT_NOTFOUND 127
 #define EXIT_USAGE 2
 
-/* Wire protocol version 1: the numbers of src/core/core_boot.c and
- * docs/bootstrap.md.  Header: u32 body length, u8 op, u8 status, u16 0,
- * big-endian. */
-enum {
-    WIRE_VERSION = 1,
-    WIRE_HDR = 8,
-    WIRE_MAX_KEY = 255,
-    WIRE_MAX_VAL = 65536,
-    WIRE_MAX_TEXT = 1024,
-    WIRE_MAX_BODY = 2 + WIRE_MAX_KEY + WIRE_MAX_VAL,
-    WIRE_MAX_JOBID = 63,
-};
-enum { OP_HELLO = 1, OP_PUT, OP_FENCE, OP_GET, OP_ABORT, OP_BYE };
-enum { ST_OK = 0, ST_NOT_FOUND, ST_PEER_DEAD, ST_REFUSED, ST_BAD_REQUEST };
+#include "core/core_boot_wire.h" /* shared with the client */
 
 /* A rank's connection to the key-value store. */
 typedef struct conn {

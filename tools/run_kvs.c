@@ -76,20 +76,6 @@ static void kv_put(const char *key, size_t klen, const void *val,
 
 /* ---- connections -------------------------------------------------------- */
 
-static void put_u32(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)(v >> 24);
-    p[1] = (unsigned char)(v >> 16);
-    p[2] = (unsigned char)(v >> 8);
-    p[3] = (unsigned char)v;
-}
-
-static uint32_t get_u32(const unsigned char *p)
-{
-    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
-           ((uint32_t)p[2] << 8) | p[3];
-}
-
 /* Queue one reply frame and try to send it at once. */
 static void reply(conn_t *c, int op, int status, const void *body,
                   size_t len)

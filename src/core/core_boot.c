@@ -22,21 +22,7 @@
 #include "util/log.h"
 #include "util/util.h"
 
-/* Wire protocol, version 1 (docs/bootstrap.md is the specification; the
- * same numbers are repeated in tools/telemem_run.c).  Every frame is an
- * 8-byte header -- u32 body length, u8 op, u8 status, u16 zero, big-endian
- * -- followed by the body. */
-enum {
-    WIRE_VERSION = 1,
-    WIRE_HDR = 8,
-    WIRE_MAX_KEY = 255,
-    WIRE_MAX_VAL = 65536,
-    WIRE_MAX_TEXT = 1024,
-    WIRE_MAX_BODY = 2 + WIRE_MAX_KEY + WIRE_MAX_VAL, /* a full PUT */
-    WIRE_MAX_JOBID = 63,
-};
-enum { OP_HELLO = 1, OP_PUT, OP_FENCE, OP_GET, OP_ABORT, OP_BYE };
-enum { ST_OK = 0, ST_NOT_FOUND, ST_PEER_DEAD, ST_REFUSED, ST_BAD_REQUEST };
+#include "core/core_boot_wire.h"
 
 #define CONNECT_WINDOW 10.0 /* seconds to connect and join, at least */
 #define ABORT_WAIT 5.0      /* seconds to wait for the launcher's ack */
@@ -69,26 +55,6 @@ struct tlm_boot {
 /* A fence that timed out is still under way at the launcher: the next
  * tlm_core_boot_fence() waits for that one instead of starting another. */
 enum { FENCE_IDLE = 0, FENCE_PENDING, FENCE_DONE };
-
-static void put_u16(unsigned char *p, unsigned v)
-{
-    p[0] = (unsigned char)(v >> 8);
-    p[1] = (unsigned char)v;
-}
-
-static void put_u32(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)(v >> 24);
-    p[1] = (unsigned char)(v >> 16);
-    p[2] = (unsigned char)(v >> 8);
-    p[3] = (unsigned char)v;
-}
-
-static uint32_t get_u32(const unsigned char *p)
-{
-    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
-           ((uint32_t)p[2] << 8) | p[3];
-}
 
 static double deadline_of(const tlm_boot_t *b)
 {
