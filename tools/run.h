@@ -21,6 +21,8 @@
 #define EXIT_NOTFOUND 127
 #define EXIT_USAGE 2
 
+#include <sched.h>
+
 #include "core/core_boot_wire.h" /* shared with the client */
 
 /* A rank's connection to the key-value store. */
@@ -70,6 +72,9 @@ typedef struct run_job {
     int n;
     double timeout;
     int keep_going;
+    int bind;         /* pin ranks to CPUs (--bind) */
+    int ncpus;        /* CPUs in the launcher's affinity set */
+    cpu_set_t cpus;
     int tag_output;
     int verbose;
     char *const *argv;

@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -74,6 +75,9 @@ static void usage(FILE *fp)
 "      --timeout SEC  kill the whole job after SEC seconds (exit status 124)\n"
 "      --keep-going   when a rank fails, let the others run to their end\n"
 "      --tag-output   prefix every output line of rank r with \"[r] \"\n"
+"      --bind core|none  pin rank r to the r-th CPU the launcher may use\n"
+"                     (default: core when ranks <= CPUs, else none), as\n"
+"                     mpirun does; spinning ranks then never share a core\n"
 "  -v, --verbose      report job start, ranks, store activity and exits\n"
 "  -h, --help         print this help and exit\n"
 "      --version      print the version and exit\n"
@@ -108,12 +112,13 @@ static void bad_usage(const char *fmt, ...)
 
 static void parse_args(int argc, char **argv)
 {
-    enum { OPT_TIMEOUT = 256, OPT_KEEP, OPT_TAG, OPT_VERSION };
+    enum { OPT_TIMEOUT = 256, OPT_KEEP, OPT_TAG, OPT_BIND, OPT_VERSION };
     static const struct option longopts[] = {
         {"np", required_argument, NULL, 'n'},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"keep-going", no_argument, NULL, OPT_KEEP},
         {"tag-output", no_argument, NULL, OPT_TAG},
+        {"bind", required_argument, NULL, OPT_BIND},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
@@ -121,6 +126,7 @@ static void parse_args(int argc, char **argv)
     };
     opterr = 0;
     J.n = -1;
+    J.bind = -1; /* decided below from the rank and CPU counts */
     for (;;) {
         int c = getopt_long(argc, argv, "+:n:vh", longopts, NULL);
         if (c == -1)
@@ -150,6 +156,14 @@ static void parse_args(int argc, char **argv)
         case OPT_TAG:
             J.tag_output = 1;
             break;
+        case OPT_BIND:
+            if (strcmp(optarg, "core") == 0)
+                J.bind = 1;
+            else if (strcmp(optarg, "none") == 0)
+                J.bind = 0;
+            else
+                bad_usage("--bind: '%s' is not core or none", optarg);
+            break;
         case 'v':
             J.verbose = 1;
             break;
@@ -170,6 +184,11 @@ static void parse_args(int argc, char **argv)
     }
     if (J.n < 0)
         bad_usage("the number of ranks is missing (-n N)");
+    if (sched_getaffinity(0, sizeof(J.cpus), &J.cpus) != 0)
+        CPU_ZERO(&J.cpus);
+    J.ncpus = CPU_COUNT(&J.cpus);
+    if (J.bind < 0)
+        J.bind = J.ncpus > 0 && J.n <= J.ncpus;
     if (optind >= argc)
         bad_usage("the program to run is missing");
     J.argv = argv + optind;
@@ -346,6 +365,19 @@ static void child(int rank, int out_pipe[2], int err_pipe[2])
         _exit(EXIT_INTERNAL);
     sigprocmask(SIG_SETMASK, &J.orig_mask, NULL);
     setrlimit(RLIMIT_NOFILE, &J.orig_nofile);
+    if (J.bind && J.ncpus > 0) {
+        /* rank r -> the (r mod ncpus)-th CPU of the launcher's own set */
+        int want = rank % J.ncpus, seen = 0;
+        for (int c = 0; c < CPU_SETSIZE; c++) {
+            if (CPU_ISSET(c, &J.cpus) && seen++ == want) {
+                cpu_set_t one;
+                CPU_ZERO(&one);
+                CPU_SET(c, &one);
+                sched_setaffinity(0, sizeof(one), &one); /* best effort */
+                break;
+            }
+        }
+    }
     if (rank != 0) {
         int fd = open("/dev/null", O_RDONLY);
         if (fd >= 0 && fd != 0) {

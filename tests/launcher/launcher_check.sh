@@ -53,6 +53,22 @@ none_alive() {
 }
 
 case $CASE in
+bind)
+    # Ranks <= CPUs: rank r is pinned to the r-th CPU of the launcher's set;
+    # more ranks than CPUs, or --bind none: ranks keep the whole set.
+    all=$(grep Cpus_allowed_list /proc/self/status | cut -f2)
+    ncpu=$(getconf _NPROCESSORS_ONLN)
+    show='echo "$TELEMEM_RANK $(grep Cpus_allowed_list /proc/self/status | cut -f2)"'
+    run 0 -n 1 sh -c "$show"
+    single=$(cut -d' ' -f2 "$T/out")
+    case $single in *-*|*,*) [ "$all" = "$single" ] && [ "$ncpu" -gt 1 ] && fail "rank 0 not pinned: $single";; esac
+    run 0 --bind none -n 1 sh -c "$show"
+    has "$T/out" "0 $all"
+    run 0 -n $((ncpu + 1)) sh -c "$show"
+    [ "$(grep -c " $all\$" "$T/out")" -eq $((ncpu + 1)) ] || fail "oversubscribed ranks were pinned"
+    run 2 --bind sideways -n 1 true
+    has "$T/err" "--bind"
+    ;;
 exit-status)
     run 3 -n 4 "$R" exit 2 3
     has "$T/err" "telemem-run: rank 2 (pid "
