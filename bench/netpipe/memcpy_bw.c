@@ -21,18 +21,13 @@
 #include <sys/utsname.h>
 #include <time.h>
 
+#include "bench_common.h"
+
 #define PROG "telemem-memcpy-bw"
 #define PAGE 4096
 #define MAX_SIZES 4096
 #define MAX_PAIRS 32
 #define MAX_SAMPLES 1000
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* A copy the compiler vectorises (no rep movsb): 32-byte blocks, then the
  * tail.  noinline so the per-call cost is comparable to memcpy's. */
@@ -68,67 +63,13 @@ typedef void (*copy_fn)(void *, const void *, size_t);
 static double time_copies(copy_fn fn, unsigned char *dst,
                           const unsigned char *src, size_t n, uint64_t reps)
 {
-    double t0 = now();
+    double t0 = bench_now();
     for (uint64_t r = 0; r < reps; r++) {
         fn(dst, src, n);
         /* The copies must happen: dst escapes on every round. */
         __asm__ __volatile__("" : : "r"(dst) : "memory");
     }
-    return (now() - t0) / (double)reps;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static int parse_u64(const char *s, uint64_t *out, int units)
-{
-    char *end;
-    if (!s || !*s || *s == '-')
-        return -1;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s)
-        return -1;
-    uint64_t mul = 1;
-    if (units && *end) {
-        switch (*end) {
-        case 'k': case 'K': mul = 1ull << 10; break;
-        case 'm': case 'M': mul = 1ull << 20; break;
-        case 'g': case 'G': mul = 1ull << 30; break;
-        default: return -1;
-        }
-        end++;
-        if (*end == 'b' || *end == 'B')
-            end++;
-    }
-    if (*end || v > UINT64_MAX / mul)
-        return -1;
-    *out = v * mul;
-    return 0;
-}
-
-/* NetPIPE's schedule, as in netpipe.c. */
-static size_t make_sizes(uint64_t min, uint64_t max, uint32_t pert,
-                         uint64_t *out, size_t cap)
-{
-    uint64_t len = 1, inc = 1;
-    unsigned nq = 0;
-    size_t n = 0;
-    for (; len <= max; len += inc, nq++) {
-        if (nq > 2 && nq % 2)
-            inc += inc;
-        int wide = pert > 0 && inc > (uint64_t)pert + 1;
-        for (int64_t p = wide ? -(int64_t)pert : 0; p <= (int64_t)pert;
-             p += wide ? (int64_t)pert : (int64_t)pert + 1) {
-            uint64_t s = (uint64_t)((int64_t)len + p);
-            if (s >= min && s <= max && n < cap)
-                out[n++] = s;
-        }
-    }
-    return n;
+    return (bench_now() - t0) / (double)reps;
 }
 
 static void usage(FILE *f)
@@ -195,7 +136,7 @@ int main(int argc, char **argv)
         switch (c) {
         case O_MIN:
         case O_MAX:
-            if (parse_u64(optarg, &v, 1) || v < 1 || v > (1ull << 30))
+            if (bench_parse_u64(optarg, &v, 1) || v < 1 || v > (1ull << 30))
                 return fail_args("bad size", optarg);
             *(c == O_MIN ? &min : &max) = v;
             break;
@@ -206,7 +147,7 @@ int main(int argc, char **argv)
             nsizes = 0;
             for (char *sv = NULL, *t = strtok_r(buf, ",", &sv); t;
                  t = strtok_r(NULL, ",", &sv)) {
-                if (parse_u64(t, &v, 1) || v < 1 || v > (1ull << 30) ||
+                if (bench_parse_u64(t, &v, 1) || v < 1 || v > (1ull << 30) ||
                     nsizes == MAX_SIZES)
                     return fail_args("bad --sizes", optarg);
                 sizes[nsizes++] = v;
@@ -216,7 +157,7 @@ int main(int argc, char **argv)
             explicit_sizes = 1;
             break;
         case O_PERT:
-            if (parse_u64(optarg, &v, 0) || v > 1000000)
+            if (bench_parse_u64(optarg, &v, 0) || v > 1000000)
                 return fail_args("bad --perturbation", optarg);
             pert = (uint32_t)v;
             break;
@@ -232,7 +173,7 @@ int main(int argc, char **argv)
                 if (!colon || npairs == MAX_PAIRS)
                     return fail_args("bad --offsets", optarg);
                 *colon = '\0';
-                if (parse_u64(t, &s, 0) || parse_u64(colon + 1, &d, 0) ||
+                if (bench_parse_u64(t, &s, 0) || bench_parse_u64(colon + 1, &d, 0) ||
                     s >= PAGE || d >= PAGE)
                     return fail_args("bad --offsets (S:D, 0..4095)", optarg);
                 offs[npairs][0] = (unsigned)s;
@@ -249,7 +190,7 @@ int main(int argc, char **argv)
                 return fail_args("bad --methods (memcpy, loop)", optarg);
             break;
         case O_SAMPLES:
-            if (parse_u64(optarg, &v, 0) || v < 1 || v > MAX_SAMPLES)
+            if (bench_parse_u64(optarg, &v, 0) || v < 1 || v > MAX_SAMPLES)
                 return fail_args("bad --samples", optarg);
             samples = (uint32_t)v;
             break;
@@ -277,7 +218,7 @@ int main(int argc, char **argv)
     if (min > max)
         return fail_args("--min is larger than --max", "");
     if (!explicit_sizes)
-        nsizes = make_sizes(min, max, pert, sizes, MAX_SIZES);
+        nsizes = bench_netpipe_sizes(min, max, pert, sizes, MAX_SIZES);
     uint64_t biggest = 0;
     for (size_t i = 0; i < nsizes; i++)
         biggest = sizes[i] > biggest ? sizes[i] : biggest;
@@ -342,7 +283,7 @@ int main(int argc, char **argv)
                     fprintf(stderr, PROG ": copy of %zu bytes is wrong\n", n);
                     return 1;
                 }
-                qsort(t, samples, sizeof *t, cmp_double);
+                qsort(t, samples, sizeof *t, bench_cmp_double);
                 double md = samples % 2 ? t[samples / 2]
                                         : 0.5 * (t[samples / 2 - 1] +
                                                  t[samples / 2]);

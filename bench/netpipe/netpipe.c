@@ -32,6 +32,7 @@
 
 #include <telemem.h>
 
+#include "bench_common.h"
 #include "netpipe_git.h" /* NETPIPE_GIT_HASH, from meson's vcs_tag() */
 
 #define PROG "telemem-netpipe"
@@ -84,13 +85,6 @@ struct opts {
 /* Small helpers */
 
 static int g_rank = -1;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2),
                                                      noreturn));
@@ -187,41 +181,18 @@ static void verify(const unsigned char *p, size_t n, uint64_t seq,
                 p[guard_at + i]);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double median(double *v, size_t n)
 {
-    qsort(v, n, sizeof *v, cmp_double);
+    qsort(v, n, sizeof *v, bench_cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* ------------------------------------------------------------------------ */
-/* Sizes: NetPIPE's schedule (1 2 3 4 6 8 12 16 24 32 48 ...: powers of two
- * and the midpoints between them), each size whose step exceeds pert+1
- * also with -pert and +pert bytes.  Sizes outside [min, max] are dropped. */
+/* Sizes: NetPIPE's schedule (bench_common.h) within [min, max]. */
 
 static size_t make_sizes(const struct knobs *k, uint64_t *out, size_t cap)
 {
-    uint64_t len = 1, inc = 1;
-    unsigned nq = 0;
-    size_t n = 0;
-
-    for (; len <= k->max; len += inc, nq++) {
-        if (nq > 2 && nq % 2)
-            inc += inc;
-        int wide = k->pert > 0 && inc > (uint64_t)k->pert + 1;
-        for (int64_t p = wide ? -(int64_t)k->pert : 0; p <= (int64_t)k->pert;
-             p += wide ? (int64_t)k->pert : (int64_t)k->pert + 1) {
-            uint64_t s = (uint64_t)((int64_t)len + p);
-            if (s >= k->min && s <= k->max && n < cap)
-                out[n++] = s;
-        }
-    }
-    return n;
+    return bench_netpipe_sizes(k->min, k->max, k->pert, out, cap);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -296,33 +267,6 @@ static int bad(struct opts *o, const char *fmt, ...)
     vsnprintf(o->err, sizeof o->err, fmt, ap);
     va_end(ap);
     return -1;
-}
-
-static int parse_u64(const char *s, uint64_t *out, int units)
-{
-    char *end;
-    if (!s || !*s || *s == '-')
-        return -1;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s)
-        return -1;
-    uint64_t mul = 1;
-    if (units && *end) {
-        switch (*end) {
-        case 'k': case 'K': mul = 1ull << 10; break;
-        case 'm': case 'M': mul = 1ull << 20; break;
-        case 'g': case 'G': mul = 1ull << 30; break;
-        default: return -1;
-        }
-        end++;
-        if (*end == 'b' || *end == 'B')
-            end++;
-    }
-    if (*end || v > UINT64_MAX / mul)
-        return -1;
-    *out = v * mul;
-    return 0;
 }
 
 static int parse_seconds(const char *s, double *out)
@@ -417,7 +361,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
             break;
         case O_MIN:
         case O_MAX:
-            if (parse_u64(optarg, &v, 1) || v < 1 || v > MAX_SIZE)
+            if (bench_parse_u64(optarg, &v, 1) || v < 1 || v > MAX_SIZE)
                 bad(o, "bad --%s '%s' (expected a size from 1 to 1g, e.g. "
                     "4096, 64k, 8m)", c == O_MIN ? "min" : "max", optarg);
             else if (c == O_MIN)
@@ -426,20 +370,20 @@ static void parse_args(int argc, char **argv, struct opts *o)
                 k->max = v;
             break;
         case O_PERT:
-            if (parse_u64(optarg, &v, 0) || v > 1000000)
+            if (bench_parse_u64(optarg, &v, 0) || v > 1000000)
                 bad(o, "bad --perturbation '%s' (expected 0..1000000)",
                     optarg);
             else
                 k->pert = (uint32_t)v;
             break;
         case O_REPS:
-            if (parse_u64(optarg, &v, 0) || v < 1 || v > 1000000000)
+            if (bench_parse_u64(optarg, &v, 0) || v < 1 || v > 1000000000)
                 bad(o, "bad --reps '%s' (expected 1..1000000000)", optarg);
             else
                 k->reps = v;
             break;
         case O_SAMPLES:
-            if (parse_u64(optarg, &v, 0) || v < 1 || v > MAX_SAMPLES)
+            if (bench_parse_u64(optarg, &v, 0) || v < 1 || v > MAX_SAMPLES)
                 bad(o, "bad --samples '%s' (expected 1..%d)", optarg,
                     MAX_SAMPLES);
             else {
@@ -475,8 +419,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
             comma = strchr(buf, ',');
             if (comma)
                 *comma = '\0';
-            if (parse_u64(buf, &s, 0) || s > MAX_OFFSET ||
-                (comma && (parse_u64(comma + 1, &d, 0) || d > MAX_OFFSET)))
+            if (bench_parse_u64(buf, &s, 0) || s > MAX_OFFSET ||
+                (comma && (bench_parse_u64(comma + 1, &d, 0) || d > MAX_OFFSET)))
                 bad(o, "bad --offset '%s' (expected S or S,D with values "
                     "0..%d)", optarg, MAX_OFFSET);
             else {
@@ -486,7 +430,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
             break;
         }
         case O_WINDOW:
-            if (parse_u64(optarg, &v, 0) || v < 1 || v > MAX_WINDOW)
+            if (bench_parse_u64(optarg, &v, 0) || v < 1 || v > MAX_WINDOW)
                 bad(o, "bad --window '%s' (expected 1..%d)", optarg,
                     MAX_WINDOW);
             else
@@ -566,7 +510,7 @@ static void spin_timeout(uint64_t want, double t0, const char *what)
 static void spin_timeout(uint64_t want, double t0, const char *what)
 {
     die("no %s flag %" PRIu64 " after %.0f s; the peer or the library is "
-        "stuck", what, want, now() - t0);
+        "stuck", what, want, bench_now() - t0);
 }
 
 /* Poll until the flag word (aligned, in our block) holds want. */
@@ -579,8 +523,8 @@ static void wait_flag(struct bench *b, const volatile uint64_t *f,
         CHECK(telemem_poll());
         if (++spins % 65536 == 0) {
             if (t0 == 0)
-                t0 = now();
-            else if (now() - t0 > b->k.spin_timeout)
+                t0 = bench_now();
+            else if (bench_now() - t0 > b->k.spin_timeout)
                 spin_timeout(want, t0, "control");
         }
     }
@@ -622,8 +566,8 @@ static void wait_inline(struct bench *b, const unsigned char *p, size_t n,
         CHECK(telemem_poll());
         if (++spins % 65536 == 0) {
             if (t0 == 0)
-                t0 = now();
-            else if (now() - t0 > b->k.spin_timeout)
+                t0 = bench_now();
+            else if (bench_now() - t0 > b->k.spin_timeout)
                 spin_timeout(want, t0, "inline");
         }
     }
@@ -664,13 +608,13 @@ static double run_latency(struct bench *b, size_t n, uint64_t reps)
     double t0 = 0, t;
     CHECK(telemem_barrier());
     if (b->rank == 0) {
-        t0 = now();
+        t0 = bench_now();
         for (uint64_t i = 0; i < reps; i++) {
             b->seq += 2;
             lat_send(b, n, b->seq);
             lat_recv(b, n, b->seq + 1);
         }
-        t = now() - t0;
+        t = bench_now() - t0;
     } else {
         for (uint64_t i = 0; i < reps; i++) {
             b->seq += 2;
@@ -698,7 +642,7 @@ static double run_bulk(struct bench *b, int stream, size_t n, uint64_t reps)
          * applied before it (its barrier exit may lag ours). */
         if (stream)
             wait_flag(b, ctrl(b, 0, CTRL_GO), b->seq);
-        t0 = now();
+        t0 = bench_now();
         for (uint64_t i = 0; i < reps; i++) {
             uint32_t s = (uint32_t)(i % w);
             unsigned char *src = area(b, 0, s);
@@ -708,19 +652,19 @@ static double run_bulk(struct bench *b, int stream, size_t n, uint64_t reps)
         }
         if (!stream)
             CHECK(telemem_quiet());
-        t = now() - t0;
+        t = bench_now() - t0;
         uint64_t flag = b->seq;
         CHECK(telemem_put(1, (void *)ctrl(b, 1, CTRL_BS), &flag,
                           sizeof flag));
     } else {
-        t0 = now();
+        t0 = bench_now();
         if (stream) {
             uint64_t go = b->seq;
             CHECK(telemem_put(0, (void *)ctrl(b, 0, CTRL_GO), &go,
                               sizeof go));
         }
         wait_flag(b, ctrl(b, 1, CTRL_BS), b->seq);
-        t = now() - t0;
+        t = bench_now() - t0;
         if (b->k.touch)
             for (uint32_t s = 0; s < w && s < reps; s++)
                 touch(area(b, 1, s), n);
@@ -1053,7 +997,7 @@ int main(int argc, char **argv)
     bind_rank(&b, bind_me, sizeof bind_me);
     CHECK(telemem_allgather(bind_me, binds, sizeof bind_me));
 
-    double t_start = now();
+    double t_start = bench_now();
     if (g_rank == 0)
         print_header(&b, out, nsizes, binds[0], binds[1]);
     for (uint32_t m = MODE_LATENCY; m <= MODE_STREAM; m <<= 1)
@@ -1067,7 +1011,7 @@ int main(int argc, char **argv)
         if (b.k.touch)
             fprintf(out, "# touch checksum = %016" PRIx64 " %016" PRIx64 "\n",
                     sums[0], sums[1]);
-        fprintf(out, "# elapsed = %.1f s\n", now() - t_start);
+        fprintf(out, "# elapsed = %.1f s\n", bench_now() - t_start);
         print_load(out, "end");
         if (out != stdout && fclose(out) != 0)
             die("writing %s: %s", o.output, strerror(errno));
