@@ -97,8 +97,6 @@ int tlm_am_drain_self(void);
  * queued live stream to that peer overlapping it is copied first, so it
  * carries the data as of its own request (issue order per peer). */
 void tlm_am_protect(int peer, uintptr_t addr, size_t len);
-/* Payload bytes of one message to peer after a header of hdr_len. */
-size_t tlm_am_max_payload(int peer, size_t hdr_len);
 
 /* Fill a sendop for a fragmentable stream with header template. */
 void tlm_am_sendop_init(tlm_am_sendop_t *op, const void *hdr, size_t hdr_len,

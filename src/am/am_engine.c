@@ -102,11 +102,6 @@ int tlm_am_deliver(void *arg, int src, const void *msg, size_t len)
     return TELEMEM_OK;
 }
 
-size_t tlm_am_max_payload(int peer, size_t hdr_len)
-{
-    return tlm_am.peers[peer].max_msg - hdr_len;
-}
-
 void tlm_am_sendop_init(tlm_am_sendop_t *op, const void *hdr, size_t hdr_len,
                         bool frag, const void *data, size_t total)
 {

@@ -5,6 +5,12 @@
 
 #include "telemem.h"
 
+/* Payload bytes of one message to peer after a header of hdr_len. */
+static inline size_t tlm_am_max_payload(int peer, size_t hdr_len)
+{
+    return tlm_am.peers[peer].max_msg - hdr_len;
+}
+
 /* TELEMEM_OK, TELEMEM_ERR_AGAIN (nothing sent: queue or retry) or error. */
 static inline int tlm_am_try_send(int peer, const void *hdr, size_t hdr_len,
                                   const void *data, size_t len)

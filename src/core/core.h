@@ -105,9 +105,22 @@ void tlm_core_ops_fini(void);
 /* core_rma.c */
 void tlm_core_rma_init(void);
 /* Send hdr + data as one message or a fragmented stream, in order behind
- * earlier sends to rank; returns when data may be reused. */
-int tlm_core_send_stream(int rank, const void *hdr, size_t hdr_len,
-                         const void *data, size_t len);
+ * earlier sends to rank; returns when data may be reused.  The fast half
+ * (one message straight to the transport) is inline; the rest posts the
+ * stream and waits. */
+int tlm_core_send_stream_slow(int rank, const void *hdr, size_t hdr_len,
+                              const void *data, size_t len);
+static inline int tlm_core_send_stream(int rank, const void *hdr,
+                                       size_t hdr_len, const void *data,
+                                       size_t len)
+{
+    if (TLM_LIKELY(len <= tlm_am_max_payload(rank, hdr_len))) {
+        int rc = tlm_am_try_send(rank, hdr, hdr_len, data, len);
+        if (TLM_LIKELY(rc != TELEMEM_ERR_AGAIN))
+            return rc;
+    }
+    return tlm_core_send_stream_slow(rank, hdr, hdr_len, data, len);
+}
 /* Wait (polling) until a posted op is handed over; cancels it on error. */
 int tlm_core_wait_sent(int rank, tlm_am_sendop_t *op);
 /* Wait until every request to rank (or to all when rank < 0) is complete. */

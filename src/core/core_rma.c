@@ -105,14 +105,9 @@ int tlm_core_wait_sent(int rank, tlm_am_sendop_t *op)
     return op->status;
 }
 
-int tlm_core_send_stream(int rank, const void *hdr, size_t hdr_len,
-                         const void *data, size_t len)
+int tlm_core_send_stream_slow(int rank, const void *hdr, size_t hdr_len,
+                              const void *data, size_t len)
 {
-    if (len <= tlm_am_max_payload(rank, hdr_len)) {
-        int rc = tlm_am_try_send(rank, hdr, hdr_len, data, len);
-        if (rc != TELEMEM_ERR_AGAIN)
-            return rc;
-    }
     tlm_am_sendop_t op;
     tlm_am_sendop_init(&op, hdr, hdr_len, true, data, len);
     tlm_am_post(rank, &op);
@@ -130,11 +125,6 @@ int telemem_put(int rank, void *remote_dst, const void *local_src,
     tlm_am_frag_hdr_t h = {{TLM_AM_PUT, 0, 0, 0}, (uintptr_t)remote_dst,
                            bytes, 0};
     tlm_core.peers[rank].unflushed++;
-    if (TLM_LIKELY(bytes <= tlm_am.peers[rank].max_msg - sizeof(h))) {
-        rc = tlm_am_try_send(rank, &h, sizeof(h), local_src, bytes);
-        if (TLM_LIKELY(rc != TELEMEM_ERR_AGAIN))
-            return rc;
-    }
     return tlm_core_send_stream(rank, &h, sizeof(h), local_src, bytes);
 }
 
