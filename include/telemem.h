@@ -532,6 +532,37 @@ TELEMEM_API int telemem_am_reply(telemem_am_token_t token, int id,
                                  const uint32_t *args, unsigned nargs);
 
 /**
+ * A "long" request (GASNet's AMRequestLong): the payload is written into
+ * the target's memory at [@p remote_dst, +@p bytes) before the handler
+ * runs, and the handler's @p payload argument is @p remote_dst (no
+ * reassembly copy, no alignment promise beyond the caller's).  The range
+ * must lie inside one region the target knows (telemem_malloc_all(),
+ * telemem_register()); otherwise the target writes nothing, does not run
+ * the handler, logs a warning, and the requester's next quiet/fence covering
+ * it returns TELEMEM_ERR_OUT_OF_RANGE.  Ordered with the sender's puts and
+ * other requests like every request.
+ * @retval as telemem_am_request(); TELEMEM_ERR_INVALID_ARG also for a NULL
+ *         @p remote_dst or a destination range that wraps
+ */
+TELEMEM_API int telemem_am_request_long(int rank, int id, const void *payload,
+                                        size_t bytes, void *remote_dst,
+                                        const uint32_t *args, unsigned nargs);
+
+/**
+ * The long form of telemem_am_reply(): the payload is written at
+ * [@p remote_dst, +@p bytes) in the requester's memory (which must be a
+ * region it knows) before the reply handler runs with @p payload ==
+ * @p remote_dst.  A reply outside the requester's regions is dropped there
+ * with a warning.
+ * @retval as telemem_am_reply(); TELEMEM_ERR_INVALID_ARG also for a NULL
+ *         @p remote_dst or a range that wraps
+ */
+TELEMEM_API int telemem_am_reply_long(telemem_am_token_t token, int id,
+                                      const void *payload, size_t bytes,
+                                      void *remote_dst, const uint32_t *args,
+                                      unsigned nargs);
+
+/**
  * The rank that sent the message being handled.
  * @retval TELEMEM_OK, TELEMEM_ERR_INVALID_ARG (NULL token or rank_p)
  */

@@ -24,6 +24,7 @@ enum tlm_am_type {
 /* flags */
 #define TLM_AM_F_ACK 0x01   /* PUT: answer with ACK after the last fragment */
 #define TLM_AM_F_REPLY 0x02 /* USER: this is a reply */
+#define TLM_AM_F_LONG 0x04  /* USER: payload goes to addr at the target */
 
 /* Common prefix of every message: 8 bytes. */
 typedef struct tlm_am_hdr {
@@ -37,7 +38,7 @@ typedef struct tlm_am_hdr {
  * of this fragment follows (after the USER arguments). */
 typedef struct tlm_am_frag_hdr {
     tlm_am_hdr_t h;
-    uint64_t addr;   /* PUT: target address of the whole operation */
+    uint64_t addr;   /* PUT, long USER: target address of the whole payload */
     uint64_t total;  /* payload bytes of the whole operation */
     uint64_t offset; /* where this fragment's payload goes */
 } tlm_am_frag_hdr_t;

@@ -1,6 +1,7 @@
 /* core_am_api.c - the public active messages: the handler table, requests
- * and replies of any payload size (fragmented and reassembled here), the
- * token, and the rule that handlers only reply. */
+ * and replies of any payload size (fragmented and reassembled here, or
+ * written in place for the long forms), the token, and the rule that
+ * handlers only reply. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +60,37 @@ static void run_handler(int src, const tlm_am_frag_hdr_t *h, void *payload,
     tlm_core.in_handler = was;
 }
 
+/* A long message's fragment: written in place (fragments of one message
+ * arrive in order), the handler runs after the last one. */
+static void on_long(int src, const tlm_am_frag_hdr_t *h, const void *data,
+                    size_t plen, const uint32_t *args)
+{
+    uintptr_t dst = (uintptr_t)h->addr;
+    if (!tlm_core_region_contains(dst, h->total)) {
+        if (h->offset != 0)
+            return;
+        bool request = !(h->h.flags & TLM_AM_F_REPLY);
+        tlm_warn("refused a long active message %s from rank %d for "
+                 "[0x%llx, +%llu): outside this rank's registered memory",
+                 request ? "request" : "reply", src,
+                 (unsigned long long)h->addr, (unsigned long long)h->total);
+        if (request) {
+            tlm_am_nack_t n = {{TLM_AM_NACK, 0,
+                                (uint16_t)(int16_t)TELEMEM_ERR_OUT_OF_RANGE,
+                                0}, h->addr, h->total};
+            tlm_am_send_ctrl(src, &n, sizeof(n), NULL, 0);
+        }
+        return;
+    }
+    if (plen) {
+        if (tlm_am.peers[src].live != 0)
+            tlm_am_protect(src, dst + h->offset, plen);
+        tlm_util_copy((void *)(dst + h->offset), data, plen);
+    }
+    if (h->offset + plen == h->total)
+        run_handler(src, h, (void *)dst, h->total, args);
+}
+
 static void on_user(int src, const void *msg, size_t len)
 {
     const tlm_am_frag_hdr_t *h = msg;
@@ -72,6 +104,10 @@ static void on_user(int src, const void *msg, size_t len)
     uint8_t *payload = (uint8_t *)(uintptr_t)msg + hl;
     if (h->offset > h->total || plen > h->total - h->offset)
         goto bad;
+    if (h->h.flags & TLM_AM_F_LONG) {
+        on_long(src, h, payload, plen, args);
+        return;
+    }
     if (h->offset == 0 && plen == h->total) {
         run_handler(src, h, payload, plen, args);
         return;
@@ -188,14 +224,16 @@ static int check_msg(const char *what, int id, const void *payload,
     return TELEMEM_OK;
 }
 
-static size_t build_hdr(uint64_t *buf, int id, bool reply, const void *payload,
+static size_t build_hdr(uint64_t *buf, int id, bool reply, const void *dst,
                         size_t bytes, const uint32_t *args, unsigned nargs)
 {
     tlm_am_frag_hdr_t *h = (tlm_am_frag_hdr_t *)(void *)buf;
     size_t hl = user_hdr_len(nargs);
     memset(buf, 0, hl);
     h->h.type = TLM_AM_USER;
-    h->h.flags = reply ? TLM_AM_F_REPLY : 0;
+    h->h.flags = (uint8_t)((reply ? TLM_AM_F_REPLY : 0) |
+                           (dst ? TLM_AM_F_LONG : 0));
+    h->addr = (uintptr_t)dst;
     h->h.aux = (uint16_t)((unsigned)id | nargs << 8);
     h->h.id = ++tlm_core.am->next_msg_id;
     h->total = bytes;
@@ -204,42 +242,44 @@ static size_t build_hdr(uint64_t *buf, int id, bool reply, const void *payload,
     return hl;
 }
 
-int telemem_am_request(int rank, int id, const void *payload, size_t bytes,
-                       const uint32_t *args, unsigned nargs)
+static int am_request(const char *what, int rank, int id, const void *payload,
+                      size_t bytes, void *remote_dst, const uint32_t *args,
+                      unsigned nargs)
 {
     int rc = tlm_core_check_comm();
     if (rc != TELEMEM_OK)
         return rc;
     if (rank < 0 || rank >= tlm_core.nranks) {
-        tlm_error("am_request: rank %d out of range [0, %d)", rank,
+        tlm_error("%s: rank %d out of range [0, %d)", what, rank,
                   tlm_core.nranks);
         return TELEMEM_ERR_INVALID_ARG;
     }
-    rc = check_msg("am_request", id, payload, bytes, args, nargs);
+    rc = check_msg(what, id, payload, bytes, args, nargs);
     if (rc != TELEMEM_OK)
         return rc;
     uint64_t hdr[TLM_AM_MAX_HDR / 8];
-    size_t hl = build_hdr(hdr, id, false, payload, bytes, args, nargs);
+    size_t hl = build_hdr(hdr, id, false, remote_dst, bytes, args, nargs);
     tlm_core.peers[rank].unflushed++;
     return tlm_core_send_stream(rank, hdr, hl, payload, bytes);
 }
 
-int telemem_am_reply(telemem_am_token_t token, int id, const void *payload,
-                     size_t bytes, const uint32_t *args, unsigned nargs)
+static int am_reply(const char *what, telemem_am_token_t token, int id,
+                    const void *payload, size_t bytes, void *remote_dst,
+                    const uint32_t *args, unsigned nargs)
 {
     if (!tlm_core.initialized)
         return TELEMEM_ERR_NOT_INITIALIZED;
     if (!token || !token->is_request || token->replied) {
-        tlm_error("am_reply: %s", !token ? "token is NULL"
+        tlm_error("%s: %s", what, !token ? "token is NULL"
                   : !token->is_request ? "cannot reply to a reply"
                                        : "this request was already answered");
         return TELEMEM_ERR_INVALID_ARG;
     }
-    int rc = check_msg("am_reply", id, payload, bytes, args, nargs);
+    int rc = check_msg(what, id, payload, bytes, args, nargs);
     if (rc != TELEMEM_OK)
         return rc;
     uint64_t hdr[TLM_AM_MAX_HDR / 8];
-    size_t hl = build_hdr(hdr, id, true, payload, bytes, args, nargs);
+    size_t hl = build_hdr(hdr, id, true, remote_dst, bytes, args, nargs);
     int src = token->src;
     if (bytes <= tlm_am_max_payload(src, hl)) {
         rc = tlm_am_send_ctrl(src, hdr, hl, payload, bytes);
@@ -250,6 +290,58 @@ int telemem_am_reply(telemem_am_token_t token, int id, const void *payload,
     if (rc == TELEMEM_OK)
         token->replied = true;
     return rc;
+}
+
+static int check_long_dst(const char *what, const void *remote_dst,
+                          size_t bytes)
+{
+    if (!remote_dst ||
+        (uintptr_t)remote_dst + bytes < (uintptr_t)remote_dst) {
+        tlm_error("%s: %s", what, !remote_dst
+                  ? "remote_dst is NULL"
+                  : "the destination range wraps around the address space");
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    return TELEMEM_OK;
+}
+
+int telemem_am_request(int rank, int id, const void *payload, size_t bytes,
+                       const uint32_t *args, unsigned nargs)
+{
+    return am_request("am_request", rank, id, payload, bytes, NULL, args,
+                      nargs);
+}
+
+int telemem_am_reply(telemem_am_token_t token, int id, const void *payload,
+                     size_t bytes, const uint32_t *args, unsigned nargs)
+{
+    return am_reply("am_reply", token, id, payload, bytes, NULL, args, nargs);
+}
+
+int telemem_am_request_long(int rank, int id, const void *payload,
+                            size_t bytes, void *remote_dst,
+                            const uint32_t *args, unsigned nargs)
+{
+    if (tlm_core.initialized) {
+        int rc = check_long_dst("am_request_long", remote_dst, bytes);
+        if (rc != TELEMEM_OK)
+            return rc;
+    }
+    return am_request("am_request_long", rank, id, payload, bytes, remote_dst,
+                      args, nargs);
+}
+
+int telemem_am_reply_long(telemem_am_token_t token, int id,
+                          const void *payload, size_t bytes, void *remote_dst,
+                          const uint32_t *args, unsigned nargs)
+{
+    if (tlm_core.initialized) {
+        int rc = check_long_dst("am_reply_long", remote_dst, bytes);
+        if (rc != TELEMEM_OK)
+            return rc;
+    }
+    return am_reply("am_reply_long", token, id, payload, bytes, remote_dst,
+                    args, nargs);
 }
 
 int telemem_am_source(telemem_am_token_t token, int *rank_p)

@@ -6,7 +6,8 @@
  * fails), and every other Telemem call from a handler returns
  * TELEMEM_ERR_IN_HANDLER; the reply handler records its source; a request
  * issued after puts sees them applied at the target; quiet waits until
- * earlier requests have been handled. */
+ * earlier requests have been handled; long requests and replies land
+ * in place in the target's block and their handlers see the data there. */
 #include "tt.h"
 
 #define H_REQ 5
@@ -14,7 +15,8 @@
 
 static int me, n;
 static uint64_t seed;
-static int h_reply, h_order, h_count;
+static int h_reply, h_order, h_count, h_long, h_long_rep;
+static long long_replies;
 static long herr;              /* errors seen inside handlers */
 static long *req_from;         /* requests handled, per source */
 static long *replies_from;     /* replies received, per source */
@@ -199,6 +201,44 @@ static void dummy_handler(telemem_am_token_t token, void *payload,
     herr++;
 }
 
+/* Long request: payload written at bases[me] + src * ORDER_MAX.  Echo it
+ * with a long reply into the requester's slot n + me. */
+static void long_handler(telemem_am_token_t token, void *payload,
+                         size_t bytes, const uint32_t *args, unsigned nargs,
+                         void *ctx)
+{
+    int src = -1;
+    HEXPECT(telemem_am_source(token, &src), TELEMEM_OK);
+    uint8_t *want = (uint8_t *)bases[me] + (size_t)src * ORDER_MAX;
+    HCHECK(nargs == 2 && args[0] == bytes, "long: nargs %u, size arg %u, "
+           "bytes %zu", nargs, nargs ? args[0] : 0, bytes);
+    HCHECK(bytes == 0 ? payload == NULL : payload == want,
+           "long: payload at %p, want %p", payload, (void *)want);
+    if (bytes)
+        HCHECK(tt_pat_verify(payload, bytes, tt_key(seed, 700, src, args[1]),
+                             0, "long request") == 0,
+               "long request payload from %d differs", src);
+    uint8_t *back = (uint8_t *)bases[src] + (size_t)(n + me) * ORDER_MAX;
+    HEXPECT(telemem_am_reply_long(token, h_long_rep, payload, bytes, back,
+                                  args, nargs), TELEMEM_OK);
+}
+
+static void long_reply_handler(telemem_am_token_t token, void *payload,
+                               size_t bytes, const uint32_t *args,
+                               unsigned nargs, void *ctx)
+{
+    int src = -1;
+    HEXPECT(telemem_am_source(token, &src), TELEMEM_OK);
+    uint8_t *want = (uint8_t *)bases[me] + (size_t)(n + src) * ORDER_MAX;
+    HCHECK(bytes == 0 ? payload == NULL : payload == want,
+           "long reply: payload at %p, want %p", payload, (void *)want);
+    if (bytes)
+        HCHECK(tt_pat_verify(payload, bytes, tt_key(seed, 700, me, args[1]),
+                             0, "long reply") == 0,
+               "long reply payload from %d differs", src);
+    long_replies++;
+}
+
 static void wait_replies(const long *want)
 {
     double t0 = tt_now();
@@ -228,7 +268,7 @@ int main(int argc, char **argv)
     replies_from = calloc((size_t)n, sizeof *replies_from);
     long *sent = calloc((size_t)n, sizeof *sent);
     bases = calloc((size_t)n, sizeof *bases);
-    TT_CHECK(telemem_malloc_all((size_t)n * ORDER_MAX, bases));
+    TT_CHECK(telemem_malloc_all(2 * (size_t)n * ORDER_MAX, bases));
 
     /* Ids: 5 explicitly, then lowest-free gives 0, 1, 2, 3, 4, 6. */
     TT_CHECK(telemem_am_register(H_REQ, req_handler, &ctx_marker));
@@ -247,6 +287,8 @@ int main(int argc, char **argv)
     h_reply = ids[0];
     h_order = ids[1];
     h_count = ids[2];
+    TT_CHECK(telemem_am_register_any(long_handler, NULL, &h_long));
+    TT_CHECK(telemem_am_register_any(long_reply_handler, NULL, &h_long_rep));
     /* Replacing a handler is allowed. */
     TT_CHECK(telemem_am_register(h_count, count_handler, NULL));
     TT_CHECK(telemem_barrier());
@@ -322,6 +364,31 @@ int main(int argc, char **argv)
         }
         TT_CHECK(telemem_quiet()); /* before src is reused */
     }
+
+    /* Long requests and replies, in place, of sizes across fragments. */
+    static const uint32_t lsz[] = {0, 1, 41, 16385, 70000, ORDER_MAX};
+    long long_sent = 0;
+    for (uint32_t seq = 0; seq < 6; seq++) {
+        uint32_t sz = lsz[seq];
+        tt_pat_fill(src, sz, tt_key(seed, 700, me, seq), 0);
+        for (int k = 0; k < n; k++) {
+            int t = (me + k) % n;
+            uint8_t *dst = (uint8_t *)bases[t] + (size_t)me * ORDER_MAX;
+            uint32_t largs[2] = {sz, seq};
+            TT_CHECK(telemem_am_request_long(t, h_long, sz ? src : NULL, sz,
+                                             dst, largs, 2));
+            long_sent++;
+        }
+        TT_CHECK(telemem_quiet());
+        double t0 = tt_now();
+        while (long_replies < long_sent && tt_now() - t0 < 60)
+            TT_POLL();
+        TT_ASSERT(long_replies == long_sent, "%ld long replies, want %ld",
+                  long_replies, long_sent);
+        TT_CHECK(telemem_barrier()); /* before slots are written again */
+    }
+    TT_EXPECT(telemem_am_request_long(me, h_long, src, 8, NULL, NULL, 0),
+              TELEMEM_ERR_INVALID_ARG);
 
     /* quiet waits for requests to be handled. */
     TT_CHECK(telemem_barrier());

@@ -1,7 +1,10 @@
 /* fail_am.c - failure: an active message for a handler id that the target
  * has not registered is dropped (and logged) there, and the sender's next
  * quiet returns TELEMEM_ERR_NOT_FOUND; the one after returns OK, and once
- * the handler is registered the same request runs. */
+ * the handler is registered the same request runs.  A long request whose
+ * destination is outside the target's memory is refused there: nothing
+ * written, the handler does not run, quiet returns
+ * TELEMEM_ERR_OUT_OF_RANGE. */
 #include "tt.h"
 
 #define ID 200
@@ -35,6 +38,33 @@ int main(int argc, char **argv)
         TT_POLL();
     TT_ASSERT(hits == 1, "registered handler ran %ld times", hits);
     TT_CHECK(telemem_barrier());
+
+    /* Long request: a range past the end of the target's block. */
+    void **bases = calloc((size_t)n, sizeof *bases);
+    TT_CHECK(telemem_malloc_all(4096, bases));
+    memset(bases[me], 0x5a, 4096);
+    TT_CHECK(telemem_barrier());
+    TT_CHECK(telemem_am_request_long(target, ID, payload, sizeof payload,
+                                     (uint8_t *)bases[target] + 4096 - 50,
+                                     args, 2));
+    TT_EXPECT(telemem_quiet(), TELEMEM_ERR_OUT_OF_RANGE);
+    TT_CHECK(telemem_barrier());
+    TT_ASSERT(hits == 1, "the handler of a refused long request ran (hits %ld)", hits);
+    for (int i = 0; i < 4096; i++)
+        TT_ASSERT(((uint8_t *)bases[me])[i] == 0x5a, "refused long request "
+                  "wrote byte %d", i);
+    /* In range, it runs (after everyone checked the refusal). */
+    TT_CHECK(telemem_barrier());
+    TT_CHECK(telemem_am_request_long(target, ID, payload, sizeof payload,
+                                     bases[target], args, 2));
+    TT_CHECK(telemem_quiet());
+    t0 = tt_now();
+    while (hits < 2 && tt_now() - t0 < 30)
+        TT_POLL();
+    TT_ASSERT(hits == 2, "long request handler ran %ld times", hits - 1);
+    TT_CHECK(telemem_barrier());
+    TT_CHECK(telemem_free_all(bases[me]));
+    free(bases);
     tt_finalize();
     if (me == 0)
         tt_log("PASS");
