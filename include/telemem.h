@@ -396,13 +396,17 @@ TELEMEM_API int telemem_get_nbi(int rank, void *local_dst,
  */
 /**@{*/
 
-/** Element types of telemem_allreduce(). */
+/** Element types of telemem_allreduce() (INT32..DOUBLE), accumulate (all)
+ *  and atomics (INT32, INT64, UINT64).  Complex types are (real, imaginary)
+ *  pairs of float or double, as C99 float/double _Complex. */
 typedef enum telemem_type {
     TELEMEM_INT32 = 0,
     TELEMEM_INT64 = 1,
     TELEMEM_UINT64 = 2,
     TELEMEM_FLOAT = 3,
-    TELEMEM_DOUBLE = 4
+    TELEMEM_DOUBLE = 4,
+    TELEMEM_COMPLEX_FLOAT = 5,
+    TELEMEM_COMPLEX_DOUBLE = 6
 } telemem_type_t;
 
 /** Reduction operators of telemem_allreduce(). */
@@ -441,6 +445,332 @@ TELEMEM_API int telemem_allreduce(void *buf, size_t count, telemem_type_t type,
  */
 TELEMEM_API int telemem_allgather(const void *in, void *out,
                                   size_t bytes_per_rank);
+/**@}*/
+
+/* ------------------------------------------------------------------------ */
+/** @name Non-contiguous transfers
+ *
+ * Strided transfers use ARMCI's convention.  A patch is @p count[0]
+ * contiguous bytes (a *run*), repeated @p count[1] times at a distance of
+ * strides[0] bytes, that repeated @p count[2] times at strides[1] bytes,
+ * and so on up to @p stride_levels (0..TELEMEM_MAX_STRIDE_LEVELS) levels.
+ * The local and remote sides have their own stride arrays (stride_levels
+ * entries each, may be NULL when stride_levels is 0) and share the counts
+ * (stride_levels + 1 entries).  A zero count makes the operation empty.
+ *
+ * The data travels packed: the initiator's CPU gathers the runs into
+ * message buffers and the target's CPU scatters them on arrival, fragment
+ * by fragment, so a patch of tiny rows costs one message per buffer, not
+ * one per row.  The target checks the patch's whole extent against its
+ * regions before writing anything; a patch outside them is refused as a
+ * put or get is (nothing written, TELEMEM_ERR_OUT_OF_RANGE reported the
+ * same way).
+ *
+ * Vector transfers take a list of segments: either two arrays of addresses
+ * sharing one length (ARMCI's giov), or an array of telemem_seg_t triples.
+ * The target receives the whole remote address list and checks every
+ * segment before writing anything.  The arrays may be reused as soon as the
+ * call returns (the list is copied or sent by then).
+ *
+ * Each operation has the blocking, _nb and _nbi forms of put and get, with
+ * the same completion rules: a blocking put-like call returns when the
+ * local data may be reused (complete at the target after quiet/fence); a
+ * blocking get-like call returns with the data; _nb handles complete at the
+ * target; _nbi operations complete at telemem_quiet() / telemem_fence().
+ *
+ * Errors (besides those of telemem_put()/telemem_get()):
+ * TELEMEM_ERR_INVALID_ARG for stride_levels out of range, a NULL count or
+ * stride array that is needed, a NULL address array or segment address,
+ * extents that wrap around the address space.
+ */
+/**@{*/
+
+#define TELEMEM_MAX_STRIDE_LEVELS 8 /**< stride levels of strided calls */
+
+/** One segment of a list transfer. */
+typedef struct telemem_seg {
+    void *remote; /**< address at the target */
+    void *local;  /**< address at the initiator */
+    size_t bytes; /**< length */
+} telemem_seg_t;
+
+/** Strided put: the local patch at @p local_src (@p local_strides) into
+ *  rank @p rank's memory at @p remote_dst (@p remote_strides). */
+TELEMEM_API int telemem_put_strided(int rank, void *remote_dst,
+                                    const size_t *remote_strides,
+                                    const void *local_src,
+                                    const size_t *local_strides,
+                                    const size_t *count, int stride_levels);
+/** Strided get: rank @p rank's patch at @p remote_src into the local patch
+ *  at @p local_dst. */
+TELEMEM_API int telemem_get_strided(int rank, void *local_dst,
+                                    const size_t *local_strides,
+                                    const void *remote_src,
+                                    const size_t *remote_strides,
+                                    const size_t *count, int stride_levels);
+/** Non-blocking telemem_put_strided() (see telemem_put_nb()). */
+TELEMEM_API int telemem_put_strided_nb(int rank, void *remote_dst,
+                                       const size_t *remote_strides,
+                                       const void *local_src,
+                                       const size_t *local_strides,
+                                       const size_t *count, int stride_levels,
+                                       telemem_handle_t *h);
+/** Non-blocking telemem_get_strided() (see telemem_get_nb()). */
+TELEMEM_API int telemem_get_strided_nb(int rank, void *local_dst,
+                                       const size_t *local_strides,
+                                       const void *remote_src,
+                                       const size_t *remote_strides,
+                                       const size_t *count, int stride_levels,
+                                       telemem_handle_t *h);
+/** Implicit-handle telemem_put_strided() (see telemem_put_nbi()). */
+TELEMEM_API int telemem_put_strided_nbi(int rank, void *remote_dst,
+                                        const size_t *remote_strides,
+                                        const void *local_src,
+                                        const size_t *local_strides,
+                                        const size_t *count,
+                                        int stride_levels);
+/** Implicit-handle telemem_get_strided() (see telemem_get_nbi()). */
+TELEMEM_API int telemem_get_strided_nbi(int rank, void *local_dst,
+                                        const size_t *local_strides,
+                                        const void *remote_src,
+                                        const size_t *remote_strides,
+                                        const size_t *count,
+                                        int stride_levels);
+
+/** Vector put (ARMCI giov): for i < @p count, @p bytes from
+ *  local_srcs[i] to remote_dsts[i] on @p rank. */
+TELEMEM_API int telemem_put_vector(int rank, void *const *remote_dsts,
+                                   const void *const *local_srcs,
+                                   size_t count, size_t bytes);
+/** Vector get: for i < @p count, @p bytes from remote_srcs[i] on @p rank
+ *  to local_dsts[i]. */
+TELEMEM_API int telemem_get_vector(int rank, void *const *local_dsts,
+                                   const void *const *remote_srcs,
+                                   size_t count, size_t bytes);
+TELEMEM_API int telemem_put_vector_nb(int rank, void *const *remote_dsts,
+                                      const void *const *local_srcs,
+                                      size_t count, size_t bytes,
+                                      telemem_handle_t *h);
+TELEMEM_API int telemem_get_vector_nb(int rank, void *const *local_dsts,
+                                      const void *const *remote_srcs,
+                                      size_t count, size_t bytes,
+                                      telemem_handle_t *h);
+TELEMEM_API int telemem_put_vector_nbi(int rank, void *const *remote_dsts,
+                                       const void *const *local_srcs,
+                                       size_t count, size_t bytes);
+TELEMEM_API int telemem_get_vector_nbi(int rank, void *const *local_dsts,
+                                       const void *const *remote_srcs,
+                                       size_t count, size_t bytes);
+
+/** List put: for each of the @p count segments, segs[i].bytes from
+ *  segs[i].local to segs[i].remote on @p rank. */
+TELEMEM_API int telemem_put_list(int rank, const telemem_seg_t *segs,
+                                 size_t count);
+/** List get: segs[i].bytes from segs[i].remote on @p rank to
+ *  segs[i].local. */
+TELEMEM_API int telemem_get_list(int rank, const telemem_seg_t *segs,
+                                 size_t count);
+TELEMEM_API int telemem_put_list_nb(int rank, const telemem_seg_t *segs,
+                                    size_t count, telemem_handle_t *h);
+TELEMEM_API int telemem_get_list_nb(int rank, const telemem_seg_t *segs,
+                                    size_t count, telemem_handle_t *h);
+TELEMEM_API int telemem_put_list_nbi(int rank, const telemem_seg_t *segs,
+                                     size_t count);
+TELEMEM_API int telemem_get_list_nbi(int rank, const telemem_seg_t *segs,
+                                     size_t count);
+/**@}*/
+
+/* ------------------------------------------------------------------------ */
+/** @name Accumulate
+ *
+ * remote[i] += scale * local[i], element by element, for any
+ * telemem_type_t (complex types use the complex product).  @p scale points
+ * at one value of @p type.  Lengths (and a strided patch's run, count[0])
+ * must be multiples of the element size.  Shapes, forms and completion are
+ * those of put: contiguous, strided, vector and list, each blocking, _nb
+ * and _nbi.
+ *
+ * Atomicity: the target applies every accumulate and atomic operation
+ * inside its own poll loop, one message at a time, so accumulates and
+ * atomics on the same location are atomic with respect to each other
+ * whatever mix of ranks issues them.  They are not atomic with respect to
+ * plain puts or to the target's own loads and stores.
+ *
+ * Errors: those of the matching put form, plus TELEMEM_ERR_INVALID_ARG for
+ * an unknown type, a NULL scale, or a length that is not a multiple of the
+ * element size.
+ */
+/**@{*/
+TELEMEM_API int telemem_acc(int rank, telemem_type_t type, const void *scale,
+                            void *remote_dst, const void *local_src,
+                            size_t bytes);
+TELEMEM_API int telemem_acc_nb(int rank, telemem_type_t type,
+                               const void *scale, void *remote_dst,
+                               const void *local_src, size_t bytes,
+                               telemem_handle_t *h);
+TELEMEM_API int telemem_acc_nbi(int rank, telemem_type_t type,
+                                const void *scale, void *remote_dst,
+                                const void *local_src, size_t bytes);
+TELEMEM_API int telemem_acc_strided(int rank, telemem_type_t type,
+                                    const void *scale, void *remote_dst,
+                                    const size_t *remote_strides,
+                                    const void *local_src,
+                                    const size_t *local_strides,
+                                    const size_t *count, int stride_levels);
+TELEMEM_API int telemem_acc_strided_nb(int rank, telemem_type_t type,
+                                       const void *scale, void *remote_dst,
+                                       const size_t *remote_strides,
+                                       const void *local_src,
+                                       const size_t *local_strides,
+                                       const size_t *count, int stride_levels,
+                                       telemem_handle_t *h);
+TELEMEM_API int telemem_acc_strided_nbi(int rank, telemem_type_t type,
+                                        const void *scale, void *remote_dst,
+                                        const size_t *remote_strides,
+                                        const void *local_src,
+                                        const size_t *local_strides,
+                                        const size_t *count,
+                                        int stride_levels);
+TELEMEM_API int telemem_acc_vector(int rank, telemem_type_t type,
+                                   const void *scale,
+                                   void *const *remote_dsts,
+                                   const void *const *local_srcs,
+                                   size_t count, size_t bytes);
+TELEMEM_API int telemem_acc_vector_nb(int rank, telemem_type_t type,
+                                      const void *scale,
+                                      void *const *remote_dsts,
+                                      const void *const *local_srcs,
+                                      size_t count, size_t bytes,
+                                      telemem_handle_t *h);
+TELEMEM_API int telemem_acc_vector_nbi(int rank, telemem_type_t type,
+                                       const void *scale,
+                                       void *const *remote_dsts,
+                                       const void *const *local_srcs,
+                                       size_t count, size_t bytes);
+TELEMEM_API int telemem_acc_list(int rank, telemem_type_t type,
+                                 const void *scale, const telemem_seg_t *segs,
+                                 size_t count);
+TELEMEM_API int telemem_acc_list_nb(int rank, telemem_type_t type,
+                                    const void *scale,
+                                    const telemem_seg_t *segs, size_t count,
+                                    telemem_handle_t *h);
+TELEMEM_API int telemem_acc_list_nbi(int rank, telemem_type_t type,
+                                     const void *scale,
+                                     const telemem_seg_t *segs, size_t count);
+/**@}*/
+
+/* ------------------------------------------------------------------------ */
+/** @name Atomics
+ *
+ * Read-modify-write of one naturally aligned 32- or 64-bit integer
+ * (@p type TELEMEM_INT32, TELEMEM_INT64 or TELEMEM_UINT64) at @p remote on
+ * @p rank, returning the old value in *@p old (which may be NULL when the
+ * old value is not wanted).  @p value, @p compare and @p old point at
+ * values of @p type.  Applied by the target in its poll loop: atomic with
+ * respect to every other atomic and accumulate on that location.
+ * Arithmetic wraps (two's complement).
+ *
+ * Blocking forms return with *old set.  _nb forms set *old when the handle
+ * completes; _nbi forms by the next telemem_quiet()/telemem_fence(rank).
+ *
+ * @retval TELEMEM_OK
+ * @retval TELEMEM_ERR_INVALID_ARG  type not an integer type, @p remote
+ *         NULL or misaligned, @p value / @p compare NULL, rank out of range
+ * @retval TELEMEM_ERR_OUT_OF_RANGE the target refused the address
+ * @retval TELEMEM_ERR_NOT_INITIALIZED, _IN_HANDLER, _PEER_DEAD, _TIMED_OUT
+ */
+/**@{*/
+/** *old = *remote; *remote += *value. */
+TELEMEM_API int telemem_atomic_fetch_add(int rank, void *remote,
+                                         telemem_type_t type,
+                                         const void *value, void *old);
+/** *old = *remote; *remote = *value. */
+TELEMEM_API int telemem_atomic_swap(int rank, void *remote,
+                                    telemem_type_t type, const void *value,
+                                    void *old);
+/** *old = *remote; if (*old == *compare) *remote = *value. */
+TELEMEM_API int telemem_atomic_cswap(int rank, void *remote,
+                                     telemem_type_t type, const void *compare,
+                                     const void *value, void *old);
+TELEMEM_API int telemem_atomic_fetch_add_nb(int rank, void *remote,
+                                            telemem_type_t type,
+                                            const void *value, void *old,
+                                            telemem_handle_t *h);
+TELEMEM_API int telemem_atomic_swap_nb(int rank, void *remote,
+                                       telemem_type_t type, const void *value,
+                                       void *old, telemem_handle_t *h);
+TELEMEM_API int telemem_atomic_cswap_nb(int rank, void *remote,
+                                        telemem_type_t type,
+                                        const void *compare,
+                                        const void *value, void *old,
+                                        telemem_handle_t *h);
+TELEMEM_API int telemem_atomic_fetch_add_nbi(int rank, void *remote,
+                                             telemem_type_t type,
+                                             const void *value, void *old);
+TELEMEM_API int telemem_atomic_swap_nbi(int rank, void *remote,
+                                        telemem_type_t type,
+                                        const void *value, void *old);
+TELEMEM_API int telemem_atomic_cswap_nbi(int rank, void *remote,
+                                         telemem_type_t type,
+                                         const void *compare,
+                                         const void *value, void *old);
+/**@}*/
+
+/* ------------------------------------------------------------------------ */
+/** @name Mutexes
+ *
+ * A set of mutexes is created collectively: every rank gets @p count
+ * mutexes, numbered 0..count-1, that any rank can lock.  Mutex (m, r) is
+ * owned by rank r: lock requests go to r as messages and r grants them
+ * first come, first served from its poll loop; a waiting rank only polls
+ * its own queues (nobody spins over the network).
+ *
+ * telemem_mutex_unlock() first completes the caller's operations (as
+ * telemem_quiet()), so data written in the critical section is visible to
+ * the next holder.
+ */
+/**@{*/
+/**
+ * Collectively create a set of mutexes: this rank owns @p count (>= 0;
+ * counts may differ between ranks, as with ARMCI_Create_mutexes()).  Sets
+ * are numbered in creation order, the same on every rank; *@p set_p names
+ * the new one in the calls below.
+ * @retval TELEMEM_OK
+ * @retval TELEMEM_ERR_INVALID_ARG  count < 0 or set_p NULL
+ * @retval TELEMEM_ERR_NO_MEMORY, and a collective's errors
+ */
+TELEMEM_API int telemem_mutexes_create(int count, int *set_p);
+/**
+ * Collectively destroy a set.  No mutex of it may be held or awaited.
+ * @retval TELEMEM_OK, TELEMEM_ERR_NOT_FOUND (no such set),
+ *         TELEMEM_ERR_INVALID_ARG (a mutex of this rank is still held),
+ *         and a collective's errors
+ */
+TELEMEM_API int telemem_mutexes_destroy(int set);
+/**
+ * Acquire mutex @p mutex of rank @p rank in @p set, waiting (and serving
+ * requests) until it is granted.
+ * @retval TELEMEM_OK
+ * @retval TELEMEM_ERR_INVALID_ARG  rank, mutex or set unknown, or the
+ *         caller already holds it (mutexes are not recursive)
+ * @retval TELEMEM_ERR_NOT_INITIALIZED, _IN_HANDLER, _PEER_DEAD, _TIMED_OUT
+ */
+TELEMEM_API int telemem_mutex_lock(int set, int mutex, int rank);
+/**
+ * Acquire the mutex if it is free now (one round trip); *@p acquired is
+ * 1 if this rank now holds it, 0 if it is held by another.
+ * @retval as telemem_mutex_lock(), plus _INVALID_ARG for acquired NULL
+ */
+TELEMEM_API int telemem_mutex_trylock(int set, int mutex, int rank,
+                                      int *acquired);
+/**
+ * Release a mutex this rank holds; the owner hands it to the longest
+ * waiter.  Completes this rank's operations first (telemem_quiet()).
+ * @retval TELEMEM_OK
+ * @retval TELEMEM_ERR_INVALID_ARG  not held by the caller, or unknown
+ * @retval the errors of telemem_quiet()
+ */
+TELEMEM_API int telemem_mutex_unlock(int set, int mutex, int rank);
 /**@}*/
 
 /* ------------------------------------------------------------------------ */

@@ -175,8 +175,9 @@ static size_t type_size(telemem_type_t t)
     switch (t) {
     case TELEMEM_INT32: case TELEMEM_FLOAT: return 4;
     case TELEMEM_INT64: case TELEMEM_UINT64: case TELEMEM_DOUBLE: return 8;
+    case TELEMEM_COMPLEX_FLOAT: case TELEMEM_COMPLEX_DOUBLE: break;
     }
-    return 0;
+    return 0; /* complex types: no ordering, not reducible here */
 }
 
 #define COMBINE(T)                                                          \
@@ -199,6 +200,7 @@ static void combine(void *acc, const void *in, size_t count,
     case TELEMEM_UINT64: COMBINE(uint64_t); break;
     case TELEMEM_FLOAT: COMBINE(float); break;
     case TELEMEM_DOUBLE: COMBINE(double); break;
+    case TELEMEM_COMPLEX_FLOAT: case TELEMEM_COMPLEX_DOUBLE: break;
     }
 }
 
