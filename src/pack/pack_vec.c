@@ -1,0 +1,2 @@
+/* pack_vec.c - (being written) part of the pack engine, see pack.h. */
+#include "pack/pack.h"

@@ -1,0 +1,2 @@
+/* unit_pack.c - (being written) unit tests of src/pack. */
+int main(void) { return 77; }
