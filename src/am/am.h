@@ -17,6 +17,9 @@ typedef void (*tlm_am_dispatch_fn_t)(int src, const void *msg, size_t len);
 
 typedef struct tlm_am_sendop tlm_am_sendop_t;
 typedef void (*tlm_am_done_fn_t)(tlm_am_sendop_t *op, int status);
+/* Produces bytes [off, off + len) of a stream into dst (pack engine). */
+typedef void (*tlm_am_pack_fn_t)(void *arg, void *dst, size_t off,
+                                 size_t len);
 
 /* A queued outgoing message or fragmented stream.  The header template is
  * copied for each fragment; for fragmentable types its `offset` field is
@@ -33,6 +36,11 @@ struct tlm_am_sendop {
     int status;         /* first send error, else TELEMEM_OK */
     const uint8_t *data;
     size_t data_off;    /* offset in the stream that data points at */
+    tlm_am_pack_fn_t pack; /* non-NULL: data comes from pack(pack_arg..) */
+    void *pack_arg;
+    uintptr_t live_lo;  /* pack mode + live: memory the stream reads */
+    size_t live_len;
+    uint32_t align;     /* fragment payloads are multiples of it */
     size_t total;       /* bytes of data (frag) or payload (single) */
     size_t cursor;      /* next offset to send */
     void *owned;        /* freed when done (engine copies) */
@@ -101,6 +109,20 @@ void tlm_am_protect(int peer, uintptr_t addr, size_t len);
 /* Fill a sendop for a fragmentable stream with header template. */
 void tlm_am_sendop_init(tlm_am_sendop_t *op, const void *hdr, size_t hdr_len,
                         bool frag, const void *data, size_t total);
+/* Make it a packed stream: fragments are written by pack(arg, ...) straight
+ * into transport buffers; each fragment's payload a multiple of align. */
+static inline void tlm_am_sendop_set_pack(tlm_am_sendop_t *op,
+                                          tlm_am_pack_fn_t pack, void *arg,
+                                          uint32_t align)
+{
+    op->pack = pack;
+    op->pack_arg = arg;
+    op->align = align ? align : 1;
+}
+/* Send one packed message (hdr + len bytes from pack(arg, dst, 0, len)) if
+ * nothing is queued for peer: TELEMEM_OK, TELEMEM_ERR_AGAIN or an error. */
+int tlm_am_try_send_pack(int peer, const void *hdr, size_t hdr_len,
+                         size_t len, tlm_am_pack_fn_t pack, void *arg);
 
 #include "am/am_inl.h"
 

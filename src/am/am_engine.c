@@ -114,11 +114,39 @@ void tlm_am_sendop_init(tlm_am_sendop_t *op, const void *hdr, size_t hdr_len,
     op->status = TELEMEM_OK;
     op->data = data;
     op->data_off = 0;
+    op->pack = NULL;
+    op->pack_arg = NULL;
+    op->live_lo = 0;
+    op->live_len = 0;
+    op->align = 1;
     op->total = total;
     op->cursor = 0;
     op->owned = NULL;
     op->done = NULL;
     op->done_arg = NULL;
+}
+
+typedef struct fill_ctx {
+    tlm_am_pack_fn_t pack;
+    void *arg;
+    size_t off;
+} fill_ctx_t;
+
+static void fill_trampoline(void *dst, size_t len, void *arg)
+{
+    fill_ctx_t *f = arg;
+    f->pack(f->arg, dst, f->off, len);
+}
+
+int tlm_am_try_send_pack(int peer, const void *hdr, size_t hdr_len,
+                         size_t len, tlm_am_pack_fn_t pack, void *arg)
+{
+    tlm_am_peer_t *p = &tlm_am.peers[peer];
+    if (p->qhead != NULL)
+        return TELEMEM_ERR_AGAIN;
+    fill_ctx_t f = {pack, arg, 0};
+    return tlm_transport_send_fill(p->tp, peer, hdr, hdr_len, len,
+                                   fill_trampoline, &f);
 }
 
 /* Push the head op's messages until the transport pushes back.  Returns
@@ -127,14 +155,23 @@ static int pump_op(tlm_am_peer_t *p, tlm_am_sendop_t *op)
 {
     int n = 0;
     size_t room = p->max_msg - op->hdr_len;
+    room -= room % op->align;
     do {
         size_t chunk = TLM_MIN(op->total - op->cursor, room);
         if (op->frag)
             ((tlm_am_frag_hdr_t *)(void *)op->hdr)->offset = op->cursor;
-        struct iovec iov = {
-            (void *)(uintptr_t)(op->data + (op->cursor - op->data_off)), chunk};
-        int rc = tlm_transport_send(p->tp, p->rank, op->hdr, op->hdr_len,
+        int rc;
+        if (op->pack) {
+            fill_ctx_t f = {op->pack, op->pack_arg, op->cursor};
+            rc = tlm_transport_send_fill(p->tp, p->rank, op->hdr, op->hdr_len,
+                                         chunk, fill_trampoline, &f);
+        } else {
+            struct iovec iov = {
+                (void *)(uintptr_t)(op->data + (op->cursor - op->data_off)),
+                chunk};
+            rc = tlm_transport_send(p->tp, p->rank, op->hdr, op->hdr_len,
                                     &iov, chunk ? 1 : 0);
+        }
         if (rc == TELEMEM_ERR_AGAIN)
             return TELEMEM_ERR_AGAIN;
         if (rc != TELEMEM_OK) {
@@ -279,20 +316,35 @@ void tlm_am_protect(int peer, uintptr_t addr, size_t len)
     for (tlm_am_sendop_t *op = p->qhead; op && p->live; op = op->next) {
         if (!op->live)
             continue;
-        uintptr_t lo = (uintptr_t)op->data + (op->cursor - op->data_off);
-        size_t rest = op->total - op->cursor;
-        if (addr >= lo + rest || lo >= addr + len)
+        uintptr_t lo;
+        size_t span, rest = op->total - op->cursor;
+        if (op->pack) {
+            lo = op->live_lo; /* the whole region the stream reads */
+            span = op->live_len;
+        } else {
+            lo = (uintptr_t)op->data + (op->cursor - op->data_off);
+            span = rest;
+        }
+        if (addr >= lo + span || lo >= addr + len)
             continue;
         /* Take the unsent rest now, before the request changes it. */
-        void *copy = malloc(rest);
+        void *copy = malloc(rest ? rest : 1);
         if (!copy) {
             tlm_error("no memory to keep %zu bytes of a get reply to rank %d "
                       "in order; it may see a later put", rest, peer);
             continue;
         }
-        memcpy(copy, (const void *)lo, rest);
+        if (op->pack) {
+            if (rest)
+                op->pack(op->pack_arg, copy, op->cursor, rest);
+            op->pack = NULL;
+        } else {
+            memcpy(copy, (const void *)lo, rest);
+        }
         op->data = copy;
         op->data_off = op->cursor;
+        /* A snapshot taken earlier (owned) is not read any more. */
+        free(op->owned);
         op->owned = copy;
         op->live = false;
         p->live--;

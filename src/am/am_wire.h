@@ -18,7 +18,15 @@ enum tlm_am_type {
     TLM_AM_FLUSH_ACK = 7,
     TLM_AM_USER = 8,      /* frag: public active message (request/reply) */
     TLM_AM_COLL = 9,      /* frag: collective data, id = seq, aux = round */
-    TLM_AM_NTYPES = 10
+    TLM_AM_PUTS = 10,     /* frag: strided put / accumulate (aux = type+1) */
+    TLM_AM_GETS_REQ = 11, /* get request + strided descriptor */
+    TLM_AM_PUTV = 12,     /* frag: vector put / accumulate: list, then data */
+    TLM_AM_GETV_REQ = 13, /* frag: vector get request: the list */
+    TLM_AM_RMW = 14,      /* atomic: aux = op | type << 4, id = op */
+    TLM_AM_RMW_REP = 15,  /* atomic's old value, aux = status */
+    TLM_AM_MUTEX = 16,    /* mutex lock / trylock / unlock, aux = command */
+    TLM_AM_MUTEX_REP = 17, /* grant or refusal, aux = status / result */
+    TLM_AM_NTYPES = 18
 };
 
 /* flags */
@@ -55,11 +63,34 @@ typedef struct tlm_am_nack {
     uint64_t len;
 } tlm_am_nack_t;
 
+typedef struct tlm_am_rmw {
+    tlm_am_hdr_t h;
+    uint64_t addr;
+    uint64_t operand;
+    uint64_t compare;
+} tlm_am_rmw_t;
+
+typedef struct tlm_am_rmw_rep {
+    tlm_am_hdr_t h;
+    uint64_t old;
+} tlm_am_rmw_rep_t;
+
+typedef struct tlm_am_mutex {
+    tlm_am_hdr_t h;
+    uint32_t set;
+    uint32_t mutex;
+} tlm_am_mutex_t;
+
+_Static_assert(sizeof(tlm_am_rmw_t) == 32, "wire: atomic");
+_Static_assert(sizeof(tlm_am_rmw_rep_t) == 16, "wire: atomic reply");
+_Static_assert(sizeof(tlm_am_mutex_t) == 16, "wire: mutex");
 _Static_assert(sizeof(tlm_am_hdr_t) == 8, "wire: common header");
 _Static_assert(sizeof(tlm_am_frag_hdr_t) == 32, "wire: fragment header");
 _Static_assert(sizeof(tlm_am_get_req_t) == 24, "wire: get request");
 _Static_assert(sizeof(tlm_am_nack_t) == 24, "wire: nack");
 
-#define TLM_AM_MAX_HDR 128 /* frag header + 16 user arguments + padding */
+/* Largest header: fragment header + 16 user arguments, or fragment header +
+ * accumulate scale + an 8-level strided descriptor. */
+#define TLM_AM_MAX_HDR 256
 
 #endif

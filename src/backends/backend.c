@@ -23,8 +23,8 @@ static const tlm_backend_t *const backends[] = {
 int tlm_backend_check(const tlm_transport_t *tp)
 {
     const tlm_transport_ops_t *o = tp->ops;
-    if (!o || !o->connect || !o->send || !o->progress || !o->peer_alive ||
-        !o->close || tp->max_msg < 128) {
+    if (!o || !o->connect || !o->send || !o->send_fill || !o->progress ||
+        !o->peer_alive || !o->close || tp->max_msg < TLM_TRANSPORT_MIN_MSG) {
         tlm_error("transport %s has an incomplete ops table", tp->name);
         return TELEMEM_ERR_TRANSPORT;
     }

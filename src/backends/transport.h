@@ -31,6 +31,10 @@ typedef struct tlm_transport_params {
     void *deliver_arg;
 } tlm_transport_params_t;
 
+/* Writes the len payload bytes of a message straight into the transport's
+ * buffer (the pack engine's callback: no intermediate copy). */
+typedef void (*tlm_fill_fn_t)(void *dst, size_t len, void *arg);
+
 typedef struct tlm_transport_ops {
     /* Reach peer (first contact); cheap if already connected. */
     int (*connect)(tlm_transport_t *tp, int peer);
@@ -39,6 +43,12 @@ typedef struct tlm_transport_ops {
      * and retry) or an error (TELEMEM_ERR_PEER_DEAD, _TRANSPORT). */
     int (*send)(tlm_transport_t *tp, int peer, const void *hdr,
                 size_t hdr_len, const struct iovec *iov, int iovcnt);
+    /* As send, but the len payload bytes after the header are written by
+     * fill(dst, len, arg), called at most once and only when the message
+     * will be sent (not on TELEMEM_ERR_AGAIN). */
+    int (*send_fill)(tlm_transport_t *tp, int peer, const void *hdr,
+                     size_t hdr_len, size_t len, tlm_fill_fn_t fill,
+                     void *arg);
     /* Deliver up to max received messages; returns how many, or an error. */
     int (*progress)(tlm_transport_t *tp, int max);
     /* TELEMEM_OK if peer's process is alive, TELEMEM_ERR_PEER_DEAD if not.
@@ -47,6 +57,10 @@ typedef struct tlm_transport_ops {
     /* Tear down; frees tp. */
     void (*close)(tlm_transport_t *tp);
 } tlm_transport_ops_t;
+
+/* Smallest max_msg a transport may offer: the largest header (fragment,
+ * accumulate scale, 8-level strided descriptor) plus room for data. */
+#define TLM_TRANSPORT_MIN_MSG 1024u
 
 /* Base object: every transport embeds it first. */
 struct tlm_transport {
@@ -89,6 +103,14 @@ static inline int tlm_transport_send(tlm_transport_t *tp, int peer,
                                      const struct iovec *iov, int iovcnt)
 {
     return tp->ops->send(tp, peer, hdr, hdr_len, iov, iovcnt);
+}
+
+static inline int tlm_transport_send_fill(tlm_transport_t *tp, int peer,
+                                          const void *hdr, size_t hdr_len,
+                                          size_t len, tlm_fill_fn_t fill,
+                                          void *arg)
+{
+    return tp->ops->send_fill(tp, peer, hdr, hdr_len, len, fill, arg);
 }
 
 static inline int tlm_transport_progress(tlm_transport_t *tp, int max)

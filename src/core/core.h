@@ -9,6 +9,7 @@
 
 #include "telemem.h"
 #include "am/am.h"
+#include "pack/pack.h"
 #include "core/core_boot.h"
 #include "core/core_config.h"
 #include "util/log.h"
@@ -25,7 +26,21 @@ typedef struct tlm_core_peer {
 
 /* A non-blocking operation (handle) or a blocking get in flight. */
 enum { TLM_OP_FREE = 0, TLM_OP_ACTIVE, TLM_OP_DONE };
-enum { TLM_OP_GET = 1, TLM_OP_PUT };
+enum { TLM_OP_GET = 1, TLM_OP_PUT, TLM_OP_RMW, TLM_OP_MUTEX };
+/* How a get's reply data is laid down locally. */
+enum { TLM_UNPACK_COPY = 0, TLM_UNPACK_STRIDED, TLM_UNPACK_VECTOR };
+
+/* Source of a packed stream: a strided patch, or a vector list with its
+ * cursor (fragments are produced in stream order). */
+typedef struct tlm_pack_src {
+    tlm_pack_desc_t d;
+    int side;
+    const uint8_t *base;
+    tlm_vec_t v;
+    tlm_vec_cursor_t c;
+    size_t list_bytes; /* vector put: the record list precedes the data */
+    void *owned;       /* a copy of the user's list (nb/nbi), freed at end */
+} tlm_pack_src_t;
 
 typedef struct tlm_op {
     uint32_t gen;
@@ -33,10 +48,14 @@ typedef struct tlm_op {
     bool nbi;           /* no handle: completion counted in the peer */
     int status;
     int rank;
-    uint8_t *dst;       /* get destination */
+    uint8_t unpack;     /* get: TLM_UNPACK_* */
+    uint8_t width;      /* atomics: 4 or 8 */
+    uint8_t *dst;       /* get destination, atomic's old value */
     size_t len, got;
     uint32_t next_free;
+    int *result;        /* mutex trylock: acquired */
     tlm_am_sendop_t sendop; /* put_nb data stream */
+    tlm_pack_src_t src; /* strided / vector: pack source or unpack layout */
 } tlm_op_t;
 
 typedef struct tlm_region {
@@ -135,6 +154,44 @@ typedef struct tlm_wait {
 } tlm_wait_t;
 void tlm_core_wait_init(tlm_wait_t *w, int peer);
 int tlm_core_wait_step(tlm_wait_t *w);
+
+/* Target side of refused put-like requests (h = the fragment header):
+ * ACK with status after the last fragment when the request wants one,
+ * else one NACK for the first fragment. */
+void tlm_core_refuse(int src, const tlm_am_frag_hdr_t *h, bool last,
+                     int status);
+void tlm_core_send_ack(int src, uint32_t id, int status);
+/* Wire ids of ops (slot + generation) and back. */
+uint32_t tlm_core_wire_id(uint32_t idx);
+tlm_op_t *tlm_core_op_from_wire(uint32_t id, int kind, uint32_t *idx_p);
+void tlm_core_protocol_error(int src, const char *what, size_t len);
+/* Handle for a new op. */
+int tlm_core_new_handle(uint32_t idx, telemem_handle_t *h);
+/* Wait for an op to be done (blocking forms); frees it; its status. */
+int tlm_core_op_wait(uint32_t idx);
+/* Start a get-like op: a request (hdr + data) whose answer is GET_REP
+ * stream(s) or ACK; the caller set op fields first via *op_p. */
+int tlm_core_get_alloc(int rank, bool nbi, tlm_op_t **op_p, uint32_t *idx_p);
+void tlm_core_get_started(tlm_op_t *op);
+/* The pack callback of tlm_pack_src_t streams (am engine signature). */
+void tlm_core_pack_strided(void *arg, void *dst, size_t off, size_t len);
+void tlm_core_pack_vector(void *arg, void *dst, size_t off, size_t len);
+/* Modes of the put-like and get-like front ends. */
+enum { TLM_MODE_BLOCK = 0, TLM_MODE_NB, TLM_MODE_NBI };
+/* Send a packed put-like stream (hdr + total bytes from src) in mode:
+ * blocking (src may be on the stack), nb (src inside the op, handle set),
+ * nbi (src copied).  TELEMEM_OK or an error. */
+int tlm_core_put_packed(int rank, int mode, void *hdr, size_t hdr_len,
+                        size_t total, uint32_t align, tlm_am_pack_fn_t pack,
+                        tlm_pack_src_t *src, telemem_handle_t *h);
+
+/* core_strided.c, core_vector.c, core_atomic.c, core_mutex.c */
+void tlm_core_strided_init(void);
+void tlm_core_vector_init(void);
+void tlm_core_vector_fini(void);
+void tlm_core_atomic_init(void);
+void tlm_core_mutex_init(void);
+void tlm_core_mutex_fini(void);
 
 /* core_coll.c */
 void tlm_core_coll_init(void);

@@ -181,6 +181,8 @@ static int open_transports(void)
 static void teardown(void)
 {
     tlm_core_am_fini();
+    tlm_core_vector_fini();
+    tlm_core_mutex_fini();
     tlm_core_coll_fini();
     tlm_core_mem_fini();
     tlm_am_fini();
@@ -239,6 +241,10 @@ int telemem_initialize(int *argc, char ***argv)
     if (rc != TELEMEM_OK)
         goto err;
     tlm_core_rma_init();
+    tlm_core_strided_init();
+    tlm_core_vector_init();
+    tlm_core_atomic_init();
+    tlm_core_mutex_init();
     tlm_core_coll_init();
     rc = tlm_core_am_init();
     if (rc != TELEMEM_OK)

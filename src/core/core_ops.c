@@ -49,6 +49,10 @@ int tlm_core_op_alloc(uint32_t *idx_p)
     op->status = TELEMEM_OK;
     op->nbi = false;
     op->got = 0;
+    op->unpack = TLM_UNPACK_COPY;
+    op->src.owned = NULL;
+    op->dst = NULL;
+    op->result = NULL;
     *idx_p = idx;
     return TELEMEM_OK;
 }
@@ -78,6 +82,8 @@ void tlm_core_op_complete(uint32_t idx, int status)
 {
     tlm_op_t *op = tlm_core_op(idx);
     op->status = status;
+    free(op->src.owned); /* a copied vector list */
+    op->src.owned = NULL;
     if (op->nbi) {
         tlm_core_peer_t *p = &tlm_core.peers[op->rank];
         p->nbi_gets--;

@@ -11,12 +11,12 @@
 #define OP_ID_BITS 20u
 #define OP_ID_MASK ((1u << OP_ID_BITS) - 1)
 
-static uint32_t wire_id(uint32_t idx)
+uint32_t tlm_core_wire_id(uint32_t idx)
 {
     return idx | ((tlm_core_op(idx)->gen & 0xfffu) << OP_ID_BITS);
 }
 
-static tlm_op_t *op_from_wire(uint32_t id, int kind, uint32_t *idx_p)
+tlm_op_t *tlm_core_op_from_wire(uint32_t id, int kind, uint32_t *idx_p)
 {
     uint32_t idx = id & OP_ID_MASK;
     tlm_op_t *op = NULL;
@@ -172,7 +172,7 @@ static void put_nb_sent(tlm_am_sendop_t *sop, int status)
         tlm_core_op_complete((uint32_t)(uintptr_t)sop->done_arg, status);
 }
 
-static int new_handle(uint32_t idx, telemem_handle_t *h)
+int tlm_core_new_handle(uint32_t idx, telemem_handle_t *h)
 {
     h->index_ = idx;
     h->generation_ = tlm_core_op(idx)->gen;
@@ -204,13 +204,13 @@ int telemem_put_nb(int rank, void *remote_dst, const void *local_src,
     op->kind = TLM_OP_PUT;
     op->rank = rank;
     op->len = bytes;
-    tlm_am_frag_hdr_t hd = {{TLM_AM_PUT, TLM_AM_F_ACK, 0, wire_id(idx)},
+    tlm_am_frag_hdr_t hd = {{TLM_AM_PUT, TLM_AM_F_ACK, 0, tlm_core_wire_id(idx)},
                             (uintptr_t)remote_dst, bytes, 0};
     tlm_core.peers[rank].unflushed++;
     if (bytes <= tlm_am.peers[rank].max_msg - sizeof(hd)) {
         rc = tlm_am_try_send(rank, &hd, sizeof(hd), local_src, bytes);
         if (rc == TELEMEM_OK)
-            return new_handle(idx, h);
+            return tlm_core_new_handle(idx, h);
         if (rc != TELEMEM_ERR_AGAIN) {
             tlm_core_op_free(idx);
             return rc;
@@ -220,14 +220,12 @@ int telemem_put_nb(int rank, void *remote_dst, const void *local_src,
     op->sendop.done = put_nb_sent;
     op->sendop.done_arg = (void *)(uintptr_t)idx;
     tlm_am_post(rank, &op->sendop);
-    return new_handle(idx, h);
+    return tlm_core_new_handle(idx, h);
 }
 
 /* ---- get ------------------------------------------------------------------ */
 
-/* Start a get into an op; the reply completes it. */
-static int get_start(int rank, void *dst, const void *src, size_t n, bool nbi,
-                     uint32_t *idx_p)
+int tlm_core_get_alloc(int rank, bool nbi, tlm_op_t **op_p, uint32_t *idx_p)
 {
     uint32_t idx;
     int rc = tlm_core_op_alloc(&idx);
@@ -236,18 +234,58 @@ static int get_start(int rank, void *dst, const void *src, size_t n, bool nbi,
     tlm_op_t *op = tlm_core_op(idx);
     op->kind = TLM_OP_GET;
     op->rank = rank;
+    op->nbi = nbi;
+    op->unpack = TLM_UNPACK_COPY;
+    op->src.owned = NULL;
+    *op_p = op;
+    *idx_p = idx;
+    return TELEMEM_OK;
+}
+
+void tlm_core_get_started(tlm_op_t *op)
+{
+    if (op->nbi)
+        tlm_core.peers[op->rank].nbi_gets++;
+}
+
+int tlm_core_op_wait(uint32_t idx)
+{
+    tlm_op_t *op = tlm_core_op(idx);
+    tlm_wait_t w;
+    tlm_core_wait_init(&w, op->rank);
+    while (op->state != TLM_OP_DONE) {
+        int rc = tlm_core_wait_step(&w);
+        if (rc != TELEMEM_OK) {
+            free(op->src.owned);
+            op->src.owned = NULL;
+            tlm_core_op_free(idx); /* a late reply finds no op: dropped */
+            return rc;
+        }
+    }
+    int rc = op->status;
+    tlm_core_op_free(idx);
+    return rc;
+}
+
+/* Start a get into an op; the reply completes it. */
+static int get_start(int rank, void *dst, const void *src, size_t n, bool nbi,
+                     uint32_t *idx_p)
+{
+    tlm_op_t *op;
+    uint32_t idx;
+    int rc = tlm_core_get_alloc(rank, nbi, &op, &idx);
+    if (rc != TELEMEM_OK)
+        return rc;
     op->dst = dst;
     op->len = n;
-    op->nbi = nbi;
-    tlm_am_get_req_t req = {{TLM_AM_GET_REQ, 0, 0, wire_id(idx)},
+    tlm_am_get_req_t req = {{TLM_AM_GET_REQ, 0, 0, tlm_core_wire_id(idx)},
                             (uintptr_t)src, n};
     rc = tlm_am_send_ctrl(rank, &req, sizeof(req), NULL, 0);
     if (rc != TELEMEM_OK) {
         tlm_core_op_free(idx);
         return rc;
     }
-    if (nbi)
-        tlm_core.peers[rank].nbi_gets++;
+    tlm_core_get_started(op);
     *idx_p = idx;
     return TELEMEM_OK;
 }
@@ -264,19 +302,7 @@ int telemem_get(int rank, void *local_dst, const void *remote_src,
     rc = get_start(rank, local_dst, remote_src, bytes, false, &idx);
     if (rc != TELEMEM_OK)
         return rc;
-    tlm_op_t *op = tlm_core_op(idx);
-    tlm_wait_t w;
-    tlm_core_wait_init(&w, rank);
-    while (op->state != TLM_OP_DONE) {
-        rc = tlm_core_wait_step(&w);
-        if (rc != TELEMEM_OK) {
-            tlm_core_op_free(idx); /* a late reply finds no op: dropped */
-            return rc;
-        }
-    }
-    rc = op->status;
-    tlm_core_op_free(idx);
-    return rc;
+    return tlm_core_op_wait(idx);
 }
 
 int telemem_get_nb(int rank, void *local_dst, const void *remote_src,
@@ -300,7 +326,7 @@ int telemem_get_nb(int rank, void *local_dst, const void *remote_src,
     rc = get_start(rank, local_dst, remote_src, bytes, false, &idx);
     if (rc != TELEMEM_OK)
         return rc;
-    return new_handle(idx, h);
+    return tlm_core_new_handle(idx, h);
 }
 
 int telemem_get_nbi(int rank, void *local_dst, const void *remote_src,
@@ -378,48 +404,54 @@ int telemem_fence(int rank)
 
 /* ---- target side ---------------------------------------------------------- */
 
-static void protocol_error(int src, const char *what, size_t len)
+void tlm_core_protocol_error(int src, const char *what, size_t len)
 {
     tlm_am.protocol_errors++;
     tlm_warn("dropped a malformed %s message from rank %d (%zu bytes)", what,
              src, len);
 }
 
-static void send_ack(int src, uint32_t id, int status)
+void tlm_core_send_ack(int src, uint32_t id, int status)
 {
     tlm_am_hdr_t a = {TLM_AM_ACK, 0, (uint16_t)(int16_t)status, id};
     tlm_am_send_ctrl(src, &a, sizeof(a), NULL, 0);
+}
+
+void tlm_core_refuse(int src, const tlm_am_frag_hdr_t *h, bool last,
+                     int status)
+{
+    if (h->offset == 0)
+        tlm_debug("refused a request (type %u) from rank %d for "
+                  "[0x%llx, +%llu)", h->h.type, src,
+                  (unsigned long long)h->addr, (unsigned long long)h->total);
+    if (h->h.flags & TLM_AM_F_ACK) {
+        if (last)
+            tlm_core_send_ack(src, h->h.id, status);
+    } else if (h->offset == 0) {
+        tlm_am_nack_t n = {{TLM_AM_NACK, 0, (uint16_t)(int16_t)status, 0},
+                           h->addr, h->total};
+        tlm_am_send_ctrl(src, &n, sizeof(n), NULL, 0);
+    }
 }
 
 static void on_put(int src, const void *msg, size_t len)
 {
     const tlm_am_frag_hdr_t *h = msg;
     if (TLM_UNLIKELY(len < sizeof(*h)))
-        return protocol_error(src, "put", len);
+        return tlm_core_protocol_error(src, "put", len);
     size_t plen = len - sizeof(*h);
     if (TLM_UNLIKELY(h->offset > h->total || plen > h->total - h->offset))
-        return protocol_error(src, "put", len);
+        return tlm_core_protocol_error(src, "put", len);
     bool last = h->offset + plen == h->total;
     if (TLM_LIKELY(tlm_core_region_contains((uintptr_t)h->addr, h->total))) {
         if (TLM_UNLIKELY(tlm_am.peers[src].live != 0))
             tlm_am_protect(src, (uintptr_t)(h->addr + h->offset), plen);
         tlm_util_copy((void *)(uintptr_t)(h->addr + h->offset), h + 1, plen);
         if ((h->h.flags & TLM_AM_F_ACK) && last)
-            send_ack(src, h->h.id, TELEMEM_OK);
+            tlm_core_send_ack(src, h->h.id, TELEMEM_OK);
         return;
     }
-    if (h->offset == 0)
-        tlm_debug("refused put from rank %d to [0x%llx, +%llu)", src,
-                  (unsigned long long)h->addr, (unsigned long long)h->total);
-    if (h->h.flags & TLM_AM_F_ACK) {
-        if (last)
-            send_ack(src, h->h.id, TELEMEM_ERR_OUT_OF_RANGE);
-    } else if (h->offset == 0) {
-        tlm_am_nack_t n = {{TLM_AM_NACK, 0,
-                            (uint16_t)(int16_t)TELEMEM_ERR_OUT_OF_RANGE, 0},
-                           h->addr, h->total};
-        tlm_am_send_ctrl(src, &n, sizeof(n), NULL, 0);
-    }
+    tlm_core_refuse(src, h, last, TELEMEM_ERR_OUT_OF_RANGE);
 }
 
 static void free_reply(tlm_am_sendop_t *op, int status)
@@ -432,11 +464,11 @@ static void on_get_req(int src, const void *msg, size_t len)
 {
     const tlm_am_get_req_t *q = msg;
     if (len != sizeof(*q))
-        return protocol_error(src, "get request", len);
+        return tlm_core_protocol_error(src, "get request", len);
     if (!tlm_core_region_contains((uintptr_t)q->addr, q->len) || q->len == 0) {
         tlm_debug("refused get by rank %d of [0x%llx, +%llu)", src,
                   (unsigned long long)q->addr, (unsigned long long)q->len);
-        send_ack(src, q->h.id, TELEMEM_ERR_OUT_OF_RANGE);
+        tlm_core_send_ack(src, q->h.id, TELEMEM_ERR_OUT_OF_RANGE);
         return;
     }
     tlm_am_frag_hdr_t r = {{TLM_AM_GET_REP, 0, 0, q->h.id}, 0, q->len, 0};
@@ -449,7 +481,7 @@ static void on_get_req(int src, const void *msg, size_t len)
     if (!op) {
         tlm_error("no memory to answer a get of %llu bytes from rank %d",
                   (unsigned long long)q->len, src);
-        send_ack(src, q->h.id, TELEMEM_ERR_NO_MEMORY);
+        tlm_core_send_ack(src, q->h.id, TELEMEM_ERR_NO_MEMORY);
         return;
     }
     tlm_am_sendop_init(op, &r, sizeof(r), true, data, q->len);
@@ -463,15 +495,21 @@ static void on_get_rep(int src, const void *msg, size_t len)
     const tlm_am_frag_hdr_t *h = msg;
     uint32_t idx;
     if (len < sizeof(*h))
-        return protocol_error(src, "get reply", len);
-    tlm_op_t *op = op_from_wire(h->h.id, TLM_OP_GET, &idx);
+        return tlm_core_protocol_error(src, "get reply", len);
+    tlm_op_t *op = tlm_core_op_from_wire(h->h.id, TLM_OP_GET, &idx);
     if (!op)
         return; /* its get was abandoned (timeout): drop */
     size_t plen = len - sizeof(*h);
     if (op->rank != src || h->total != op->len || h->offset > op->len ||
         plen > op->len - h->offset)
-        return protocol_error(src, "get reply", len);
-    tlm_util_copy(op->dst + h->offset, h + 1, plen);
+        return tlm_core_protocol_error(src, "get reply", len);
+    if (TLM_LIKELY(op->unpack == TLM_UNPACK_COPY))
+        tlm_util_copy(op->dst + h->offset, h + 1, plen);
+    else if (op->unpack == TLM_UNPACK_STRIDED)
+        tlm_unpack(&op->src.d, TLM_PACK_LOCAL, op->dst, h->offset, h + 1,
+                   plen);
+    else
+        tlm_vec_scatter(&op->src.v, TLM_PACK_LOCAL, &op->src.c, h + 1, plen);
     op->got += plen;
     if (op->got == op->len)
         tlm_core_op_complete(idx, TELEMEM_OK);
@@ -482,8 +520,8 @@ static void on_ack(int src, const void *msg, size_t len)
     const tlm_am_hdr_t *h = msg;
     uint32_t idx;
     if (len != sizeof(*h))
-        return protocol_error(src, "ack", len);
-    tlm_op_t *op = op_from_wire(h->id, 0, &idx);
+        return tlm_core_protocol_error(src, "ack", len);
+    tlm_op_t *op = tlm_core_op_from_wire(h->id, 0, &idx);
     if (!op || op->rank != src)
         return;
     int status = (int16_t)h->aux;
@@ -498,7 +536,7 @@ static void on_nack(int src, const void *msg, size_t len)
 {
     const tlm_am_nack_t *n = msg;
     if (len != sizeof(*n))
-        return protocol_error(src, "nack", len);
+        return tlm_core_protocol_error(src, "nack", len);
     int status = (int16_t)n->h.aux;
     tlm_warn("rank %d refused a request for [0x%llx, +%llu): %s", src,
              (unsigned long long)n->addr, (unsigned long long)n->len,
@@ -511,7 +549,7 @@ static void on_flush(int src, const void *msg, size_t len)
 {
     const tlm_am_hdr_t *h = msg;
     if (len != sizeof(*h))
-        return protocol_error(src, "flush", len);
+        return tlm_core_protocol_error(src, "flush", len);
     tlm_am_hdr_t a = {TLM_AM_FLUSH_ACK, 0, 0, h->id};
     tlm_am_send_ctrl(src, &a, sizeof(a), NULL, 0);
 }
@@ -520,7 +558,7 @@ static void on_flush_ack(int src, const void *msg, size_t len)
 {
     const tlm_am_hdr_t *h = msg;
     if (len != sizeof(*h))
-        return protocol_error(src, "flush ack", len);
+        return tlm_core_protocol_error(src, "flush ack", len);
     tlm_core_peer_t *p = &tlm_core.peers[src];
     if ((int32_t)(h->id - p->flush_acked) > 0)
         p->flush_acked = h->id;

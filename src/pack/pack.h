@@ -82,6 +82,20 @@ void tlm_pack(const tlm_pack_desc_t *d, int side, const void *base,
 void tlm_unpack(const tlm_pack_desc_t *d, int side, void *base, size_t off,
                 const void *src, size_t len);
 
+/* The walk under tlm_pack() / tlm_unpack(), for other per-run operations
+ * (tlm_unpack_acc() uses it): calls fn for consecutive pieces of bytes
+ * [off, off + len) of the stream, in stream order.  Each call covers rows
+ * runs of run bytes, the memory side's runs starting at mem, stride bytes
+ * apart, and the packed side's back to back at buf (buf advances by
+ * rows * run between calls).  A run cut by off or off + len comes as its
+ * own call with rows 1 (and stride 0).  fn decides the direction: buf is
+ * passed as given. */
+typedef void (*tlm_pack_rows_fn_t)(void *arg, char *mem, size_t stride,
+                                   char *buf, size_t run, size_t rows);
+void tlm_pack_walk(const tlm_pack_desc_t *d, int side, void *base,
+                   size_t off, void *buf, size_t len, tlm_pack_rows_fn_t fn,
+                   void *arg);
+
 /* Element types of accumulate (values of telemem_type_t). */
 enum {
     TLM_ACC_INT32 = 0,

@@ -23,28 +23,53 @@ typedef struct loop_transport {
     uint8_t *bufs;       /* LOOP_SLOTS * LOOP_MSG, 8-byte aligned */
 } loop_transport_t;
 
+/* The next slot for a message of len bytes, or NULL with *rc set. */
+static uint8_t *loop_reserve(loop_transport_t *lt, int peer, size_t len,
+                             int *rc)
+{
+    *rc = peer != lt->rank ? TELEMEM_ERR_UNREACHABLE
+          : lt->tail - lt->head >= LOOP_SLOTS ? TELEMEM_ERR_AGAIN
+          : len > LOOP_MSG ? TELEMEM_ERR_INVALID_ARG : TELEMEM_OK;
+    if (*rc != TELEMEM_OK)
+        return NULL;
+    uint32_t s = (uint32_t)(lt->tail % LOOP_SLOTS);
+    lt->len[s] = (uint32_t)len;
+    return lt->bufs + (size_t)s * LOOP_MSG;
+}
+
 static int loop_send(tlm_transport_t *tp, int peer, const void *hdr,
                      size_t hdr_len, const struct iovec *iov, int iovcnt)
 {
     loop_transport_t *lt = tlm_container_of(tp, loop_transport_t, super);
-    if (peer != lt->rank)
-        return TELEMEM_ERR_UNREACHABLE;
-    if (lt->tail - lt->head >= LOOP_SLOTS)
-        return TELEMEM_ERR_AGAIN;
     size_t len = hdr_len;
     for (int i = 0; i < iovcnt; i++)
         len += iov[i].iov_len;
-    if (len > LOOP_MSG)
-        return TELEMEM_ERR_INVALID_ARG;
-    uint32_t s = (uint32_t)(lt->tail % LOOP_SLOTS);
-    uint8_t *d = lt->bufs + (size_t)s * LOOP_MSG;
+    int rc;
+    uint8_t *d = loop_reserve(lt, peer, len, &rc);
+    if (!d)
+        return rc;
     memcpy(d, hdr, hdr_len);
     d += hdr_len;
     for (int i = 0; i < iovcnt; i++) {
         memcpy(d, iov[i].iov_base, iov[i].iov_len);
         d += iov[i].iov_len;
     }
-    lt->len[s] = (uint32_t)len;
+    lt->tail++;
+    return TELEMEM_OK;
+}
+
+static int loop_send_fill(tlm_transport_t *tp, int peer, const void *hdr,
+                          size_t hdr_len, size_t len, tlm_fill_fn_t fill,
+                          void *arg)
+{
+    loop_transport_t *lt = tlm_container_of(tp, loop_transport_t, super);
+    int rc;
+    uint8_t *d = loop_reserve(lt, peer, hdr_len + len, &rc);
+    if (!d)
+        return rc;
+    memcpy(d, hdr, hdr_len);
+    if (len)
+        fill(d + hdr_len, len, arg);
     lt->tail++;
     return TELEMEM_OK;
 }
@@ -77,6 +102,7 @@ static void loop_close(tlm_transport_t *tp)
 static const tlm_transport_ops_t loop_ops = {
     .connect = tlm_backend_stub_connect,
     .send = loop_send,
+    .send_fill = loop_send_fill,
     .progress = loop_progress,
     .peer_alive = tlm_backend_stub_peer_alive,
     .close = loop_close,

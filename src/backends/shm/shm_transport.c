@@ -195,17 +195,16 @@ static void gather(uint8_t *dst, const void *hdr, size_t hdr_len,
     }
 }
 
-static int shm_send(tlm_transport_t *tp, int peer_rank, const void *hdr,
-                    size_t hdr_len, const struct iovec *iov, int iovcnt)
+/* Reserve the next cell (and a buffer when len > CELL_INLINE) for a
+ * message of len bytes to peer; *dst is where it goes.  TELEMEM_ERR_AGAIN
+ * when the ring or the buffer pool is full. */
+static inline int shm_reserve(shm_transport_t *st, int peer_rank, size_t len,
+                              shm_peer_t **p_out, uint8_t **dst)
 {
-    shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
     int l = st->local_of_rank[peer_rank];
     shm_peer_t *p = &st->peers[l];
-    size_t len = hdr_len;
-    for (int i = 0; i < iovcnt; i++)
-        len += iov[i].iov_len;
     if (TLM_UNLIKELY(!p->contacted)) {
-        int rc = shm_connect(tp, peer_rank);
+        int rc = shm_connect(&st->super, peer_rank);
         if (rc != TELEMEM_OK)
             return rc;
     }
@@ -219,7 +218,7 @@ static int shm_send(tlm_transport_t *tp, int peer_rank, const void *hdr,
     }
     shm_cell_t *c = &r->cells[p->tail & st->ring_mask];
     if (len <= CELL_INLINE) {
-        gather(c->data, hdr, hdr_len, iov, iovcnt);
+        *dst = c->data;
         c->slot = SLOT_INLINE;
     } else {
         if (st->free_head == st->free_tail) {
@@ -231,14 +230,54 @@ static int shm_send(tlm_transport_t *tp, int peer_rank, const void *hdr,
         p->fifo[p->ftail++ % st->buf_count] = s;
         atomic_store_explicit(&st->maps[st->my_local].slot_state[s], 1,
                               memory_order_relaxed);
-        gather((uint8_t *)st->maps[st->my_local].bufs + (size_t)s * st->buf_size,
-               hdr, hdr_len, iov, iovcnt);
+        *dst = (uint8_t *)st->maps[st->my_local].bufs + (size_t)s * st->buf_size;
         c->slot = s;
     }
+    *p_out = p;
+    return TELEMEM_OK;
+}
+
+/* Publish the reserved cell to the receiver. */
+static inline void shm_commit(shm_transport_t *st, shm_peer_t *p, size_t len)
+{
+    shm_cell_t *c = &p->out->cells[p->tail & st->ring_mask];
     c->len = (uint32_t)len;
     atomic_store_explicit(&c->seq, (uint32_t)(p->tail + 1),
                           memory_order_release);
     p->tail++;
+}
+
+static int shm_send(tlm_transport_t *tp, int peer_rank, const void *hdr,
+                    size_t hdr_len, const struct iovec *iov, int iovcnt)
+{
+    shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
+    size_t len = hdr_len;
+    for (int i = 0; i < iovcnt; i++)
+        len += iov[i].iov_len;
+    shm_peer_t *p;
+    uint8_t *dst;
+    int rc = shm_reserve(st, peer_rank, len, &p, &dst);
+    if (TLM_UNLIKELY(rc != TELEMEM_OK))
+        return rc;
+    gather(dst, hdr, hdr_len, iov, iovcnt);
+    shm_commit(st, p, len);
+    return TELEMEM_OK;
+}
+
+static int shm_send_fill(tlm_transport_t *tp, int peer_rank, const void *hdr,
+                         size_t hdr_len, size_t len, tlm_fill_fn_t fill,
+                         void *arg)
+{
+    shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
+    shm_peer_t *p;
+    uint8_t *dst;
+    int rc = shm_reserve(st, peer_rank, hdr_len + len, &p, &dst);
+    if (TLM_UNLIKELY(rc != TELEMEM_OK))
+        return rc;
+    memcpy(dst, hdr, hdr_len);
+    if (len)
+        fill(dst + hdr_len, len, arg);
+    shm_commit(st, p, hdr_len + len);
     return TELEMEM_OK;
 }
 
@@ -347,6 +386,7 @@ static void shm_close(tlm_transport_t *tp)
 static const tlm_transport_ops_t shm_ops = {
     .connect = shm_connect,
     .send = shm_send,
+    .send_fill = shm_send_fill,
     .progress = shm_progress,
     .peer_alive = shm_peer_alive,
     .close = shm_close,
@@ -445,10 +485,10 @@ static int shm_check(const tlm_transport_params_t *p)
         return TELEMEM_ERR_CONFIG;
     }
     if (p->shm_buf_count < 1 || p->shm_buf_count > (1l << 20) ||
-        p->shm_buf_size < 256 || p->shm_buf_size > (64u << 20) ||
+        p->shm_buf_size < TLM_TRANSPORT_MIN_MSG || p->shm_buf_size > (64u << 20) ||
         p->shm_buf_size % 64) {
         tlm_error("TELEMEM_SHM_BUF_COUNT=%ld / TELEMEM_SHM_BUF_SIZE=%zu out of "
-                  "range (count 1..1048576, size 256..64m and a multiple of 64)",
+                  "range (count 1..1048576, size 1k..64m and a multiple of 64)",
                   p->shm_buf_count, p->shm_buf_size);
         return TELEMEM_ERR_CONFIG;
     }
