@@ -32,8 +32,18 @@
  * (as NetPIPE and many ARMCI codes expect).  The last bytes must change
  * from one put to the next for this to be a reliable signal.
  *
- * Threads.  Telemem is single-threaded in this release: call it from one
- * thread per process (the one that called telemem_initialize()).
+ * Threads.  telemem_initialize() gives TELEMEM_THREAD_SINGLE: call Telemem
+ * from one thread per process.  telemem_initialize_thread() offers MPI's
+ * other levels; under TELEMEM_THREAD_MULTIPLE any thread may call any
+ * function at any time (one process-wide lock serialises the calls; a
+ * waiting call lets others in between polls).
+ *
+ * Progress.  Requests to a rank are applied when it calls Telemem.  With
+ * TELEMEM_PROGRESS_THREAD=on (or TELEMEM_INIT_PROGRESS_THREAD) a thread per
+ * process applies them while the application computes or spins on a plain
+ * load of its own memory; it sleeps when idle and senders wake it, so an
+ * idle job costs next to no CPU.  Active-message handlers may then run on
+ * that thread (never concurrently with a Telemem call of the process).
  *
  * Errors at the target.  A put or get whose remote range is not entirely
  * inside one region the target knows (telemem_malloc_all() or
@@ -129,6 +139,30 @@ TELEMEM_API const char *telemem_status_name(int status);
  * joining the job (bootstrap, transport) the job should end.
  */
 TELEMEM_API int telemem_initialize(int *argc, char ***argv);
+
+/** Thread levels of telemem_initialize_thread(), with MPI's meanings. */
+enum telemem_thread_level {
+    TELEMEM_THREAD_SINGLE = 0,     /**< one thread calls Telemem */
+    TELEMEM_THREAD_FUNNELED = 1,   /**< only the initializing thread calls */
+    TELEMEM_THREAD_SERIALIZED = 2, /**< any thread, never two at once */
+    TELEMEM_THREAD_MULTIPLE = 3    /**< any thread, concurrently */
+};
+/** OR into @p required of telemem_initialize_thread(): start the progress
+ *  thread (as TELEMEM_PROGRESS_THREAD=on). */
+#define TELEMEM_INIT_PROGRESS_THREAD 0x100
+
+/**
+ * telemem_initialize() with a thread level.  @p required is one of
+ * TELEMEM_THREAD_*, optionally ORed with TELEMEM_INIT_PROGRESS_THREAD.
+ * Every level is supported: *@p provided is set to the level asked for.
+ * SINGLE, FUNNELED and SERIALIZED cost nothing over telemem_initialize();
+ * MULTIPLE (and a progress thread) make every call take a process-wide
+ * lock.
+ * @retval as telemem_initialize(); TELEMEM_ERR_INVALID_ARG for an unknown
+ *         level or a NULL @p provided
+ */
+TELEMEM_API int telemem_initialize_thread(int *argc, char ***argv,
+                                          int required, int *provided);
 
 /**
  * Stop Telemem.  Collective: completes this rank's operations (as

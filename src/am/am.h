@@ -97,6 +97,12 @@ void tlm_am_cancel(int peer, tlm_am_sendop_t *op);
 /* Progress every transport, then push queued sends.  Events or error. */
 int tlm_am_progress(void);
 int tlm_am_peer_alive(int peer);
+/* The progress thread's idle: arm the doorbells, poll once more (caller),
+ * then sleep until a sender rings or timeout_ms passes.
+ * tlm_am_wake_self() ends such a sleep from this process. */
+void tlm_am_sleep_arm(void);
+void tlm_am_sleep_wait(int timeout_ms);
+void tlm_am_wake_self(void);
 /* Deliver every message this rank has sent to itself (requests to self run
  * their handlers now), so a local operation that follows keeps issue
  * order.  TELEMEM_OK or a transport error. */

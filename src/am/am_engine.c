@@ -4,6 +4,7 @@
 #define TLM_LOG_SUBSYS "am"
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "telemem.h"
 #include "am/am.h"
@@ -361,6 +362,43 @@ int tlm_am_drain_self(void)
         rc = tlm_transport_progress(p->tp, 64);
     } while (rc > 0 || (rc == 0 && p->qhead));
     return rc < 0 ? rc : TELEMEM_OK;
+}
+
+/* The transport a sleeping progress thread waits on: the first one that
+ * can be woken (others are polled when it wakes, at least every timeout). */
+static tlm_transport_t *sleeper(void)
+{
+    for (int i = 0; i < tlm_am.ntps; i++)
+        if (tlm_am.tps[i]->ops->sleep_wait)
+            return tlm_am.tps[i];
+    return NULL;
+}
+
+void tlm_am_sleep_arm(void)
+{
+    tlm_transport_t *tp = sleeper();
+    if (tp)
+        tp->ops->sleep_arm(tp);
+}
+
+void tlm_am_sleep_wait(int timeout_ms)
+{
+    tlm_transport_t *tp = sleeper();
+    if (tp) {
+        tp->ops->sleep_wait(tp, timeout_ms);
+        return;
+    }
+    struct timespec ts = {timeout_ms / 1000, (timeout_ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+void tlm_am_wake_self(void)
+{
+    for (int i = 0; i < tlm_am.ntps; i++) {
+        tlm_transport_t *tp = tlm_am.tps[i];
+        if (tp->ops->wake_self)
+            tp->ops->wake_self(tp);
+    }
 }
 
 int tlm_am_peer_alive(int peer)

@@ -27,6 +27,7 @@ typedef struct tlm_transport_params {
     size_t shm_buf_size;     /* shm settings, from the config table */
     long shm_buf_count;
     long shm_ring;
+    bool progress_thread;    /* this process sleeps on a doorbell */
     tlm_deliver_fn_t deliver;
     void *deliver_arg;
 } tlm_transport_params_t;
@@ -49,6 +50,14 @@ typedef struct tlm_transport_ops {
     int (*send_fill)(tlm_transport_t *tp, int peer, const void *hdr,
                      size_t hdr_len, size_t len, tlm_fill_fn_t fill,
                      void *arg);
+    /* The progress thread's sleep, in two steps: sleep_arm announces it
+     * (senders ring the doorbell from then on); the caller then polls once
+     * more and, if nothing came, calls sleep_wait, which returns when a
+     * sender rang, on wake_self, or after timeout_ms.  NULL when the
+     * transport cannot wake a sleeper (the AM layer then just sleeps). */
+    void (*sleep_arm)(tlm_transport_t *tp);
+    void (*sleep_wait)(tlm_transport_t *tp, int timeout_ms);
+    void (*wake_self)(tlm_transport_t *tp);
     /* Deliver up to max received messages; returns how many, or an error. */
     int (*progress)(tlm_transport_t *tp, int max);
     /* TELEMEM_OK if peer's process is alive, TELEMEM_ERR_PEER_DEAD if not.

@@ -17,6 +17,10 @@ TLM_CONFIG(LIVENESS_INTERVAL, SECONDS, "0.5",
            "How often a waiting rank checks that its peers are alive (dead peer -> TELEMEM_ERR_PEER_DEAD)")
 TLM_CONFIG(SPIN_COUNT, INT, "200",
            "Empty polls before a waiting rank yields its core (matters when ranks outnumber cores)")
+TLM_CONFIG(PROGRESS_THREAD, BOOL, "off",
+           "on: a thread per process serves requests while the application does not call Telemem (it sleeps when idle; senders wake it)")
+TLM_CONFIG(PROGRESS_CPU, INT, "-1",
+           "Pin the progress thread to this CPU; -1 = let the kernel place it")
 TLM_CONFIG(LOG_LEVEL, LOGLEVEL, "warn",
            "Log level: error, warn, info, debug, trace, data")
 TLM_CONFIG(LOG_FILE, STRING, "",

@@ -66,6 +66,8 @@ typedef struct tlm_region {
 typedef struct tlm_core {
     bool initialized;
     bool in_handler;
+    bool locking;       /* threads: every entry point takes the big lock */
+    int thread_level;   /* TELEMEM_THREAD_* */
     int rank, nranks;
     tlm_config_t cfg;
     tlm_boot_t *boot;
@@ -93,6 +95,44 @@ static inline tlm_op_t *tlm_core_op(uint32_t idx)
 {
     return &tlm_core.op_chunks[idx / TLM_OP_CHUNK][idx % TLM_OP_CHUNK];
 }
+
+/* ---- threads (core_thread.c) ----------------------------------------------
+ * With TELEMEM_THREAD_MULTIPLE or a progress thread, every public entry
+ * point holds one recursive process-wide lock (TLM_API_GUARD, released by
+ * the compiler's cleanup at every return); waits drop it between polls.
+ * Otherwise the guard is one predictable branch. */
+void tlm_core_lock_slow(void);
+void tlm_core_unlock_slow(void);
+/* Release the lock completely (returns the depth) / take it back. */
+int tlm_core_lock_release_all(void);
+void tlm_core_lock_reacquire(int depth);
+int tlm_core_thread_start(void);
+void tlm_core_thread_stop(void);
+
+typedef struct tlm_guard {
+    bool held;
+} tlm_guard_t;
+
+static inline tlm_guard_t tlm_guard_enter(void)
+{
+    tlm_guard_t g = {false};
+    if (TLM_UNLIKELY(tlm_core.locking)) {
+        tlm_core_lock_slow();
+        g.held = true;
+    }
+    return g;
+}
+
+static inline void tlm_guard_leave(tlm_guard_t *g)
+{
+    if (TLM_UNLIKELY(g->held))
+        tlm_core_unlock_slow();
+}
+
+/* First line of every public function that touches library state. */
+#define TLM_API_GUARD()                                                     \
+    tlm_guard_t tlm_guard_ __attribute__((cleanup(tlm_guard_leave))) =     \
+        tlm_guard_enter()
 
 /* Entry checks of public calls. */
 static inline int tlm_core_check_comm(void)

@@ -173,6 +173,7 @@ void tlm_core_am_fini(void)
 
 int telemem_am_register(int id, telemem_am_handler_t fn, void *ctx)
 {
+    TLM_API_GUARD();
     if (!tlm_core.initialized)
         return TELEMEM_ERR_NOT_INITIALIZED;
     if (id < 0 || id >= TELEMEM_AM_MAX_HANDLERS || !fn) {
@@ -187,6 +188,7 @@ int telemem_am_register(int id, telemem_am_handler_t fn, void *ctx)
 
 int telemem_am_register_any(telemem_am_handler_t fn, void *ctx, int *id_p)
 {
+    TLM_API_GUARD();
     if (!tlm_core.initialized)
         return TELEMEM_ERR_NOT_INITIALIZED;
     if (!fn || !id_p) {
@@ -308,6 +310,7 @@ static int check_long_dst(const char *what, const void *remote_dst,
 int telemem_am_request(int rank, int id, const void *payload, size_t bytes,
                        const uint32_t *args, unsigned nargs)
 {
+    TLM_API_GUARD();
     return am_request("am_request", rank, id, payload, bytes, NULL, args,
                       nargs);
 }
@@ -315,6 +318,7 @@ int telemem_am_request(int rank, int id, const void *payload, size_t bytes,
 int telemem_am_reply(telemem_am_token_t token, int id, const void *payload,
                      size_t bytes, const uint32_t *args, unsigned nargs)
 {
+    TLM_API_GUARD();
     return am_reply("am_reply", token, id, payload, bytes, NULL, args, nargs);
 }
 
@@ -322,6 +326,7 @@ int telemem_am_request_long(int rank, int id, const void *payload,
                             size_t bytes, void *remote_dst,
                             const uint32_t *args, unsigned nargs)
 {
+    TLM_API_GUARD();
     if (tlm_core.initialized) {
         int rc = check_long_dst("am_request_long", remote_dst, bytes);
         if (rc != TELEMEM_OK)
@@ -335,6 +340,7 @@ int telemem_am_reply_long(telemem_am_token_t token, int id,
                           const void *payload, size_t bytes, void *remote_dst,
                           const uint32_t *args, unsigned nargs)
 {
+    TLM_API_GUARD();
     if (tlm_core.initialized) {
         int rc = check_long_dst("am_reply_long", remote_dst, bytes);
         if (rc != TELEMEM_OK)
@@ -346,6 +352,7 @@ int telemem_am_reply_long(telemem_am_token_t token, int id,
 
 int telemem_am_source(telemem_am_token_t token, int *rank_p)
 {
+    TLM_API_GUARD();
     if (!token || !rank_p)
         return TELEMEM_ERR_INVALID_ARG;
     *rank_p = token->src;

@@ -163,6 +163,7 @@ void tlm_core_atomic_init(void)
 int telemem_atomic_fetch_add(int rank, void *remote, telemem_type_t type,
                              const void *value, void *old)
 {
+    TLM_API_GUARD();
     return rmw("atomic_fetch_add", TLM_MODE_BLOCK, RMW_FADD, rank, remote,
                type, NULL, value, old, NULL);
 }
@@ -170,6 +171,7 @@ int telemem_atomic_fetch_add(int rank, void *remote, telemem_type_t type,
 int telemem_atomic_swap(int rank, void *remote, telemem_type_t type,
                         const void *value, void *old)
 {
+    TLM_API_GUARD();
     return rmw("atomic_swap", TLM_MODE_BLOCK, RMW_SWAP, rank, remote, type,
                NULL, value, old, NULL);
 }
@@ -177,6 +179,7 @@ int telemem_atomic_swap(int rank, void *remote, telemem_type_t type,
 int telemem_atomic_cswap(int rank, void *remote, telemem_type_t type,
                          const void *compare, const void *value, void *old)
 {
+    TLM_API_GUARD();
     return rmw("atomic_cswap", TLM_MODE_BLOCK, RMW_CSWAP, rank, remote, type,
                compare, value, old, NULL);
 }
@@ -185,6 +188,7 @@ int telemem_atomic_fetch_add_nb(int rank, void *remote, telemem_type_t type,
                                 const void *value, void *old,
                                 telemem_handle_t *h)
 {
+    TLM_API_GUARD();
     return rmw("atomic_fetch_add_nb", TLM_MODE_NB, RMW_FADD, rank, remote,
                type, NULL, value, old, h);
 }
@@ -192,6 +196,7 @@ int telemem_atomic_fetch_add_nb(int rank, void *remote, telemem_type_t type,
 int telemem_atomic_swap_nb(int rank, void *remote, telemem_type_t type,
                            const void *value, void *old, telemem_handle_t *h)
 {
+    TLM_API_GUARD();
     return rmw("atomic_swap_nb", TLM_MODE_NB, RMW_SWAP, rank, remote, type,
                NULL, value, old, h);
 }
@@ -200,6 +205,7 @@ int telemem_atomic_cswap_nb(int rank, void *remote, telemem_type_t type,
                             const void *compare, const void *value, void *old,
                             telemem_handle_t *h)
 {
+    TLM_API_GUARD();
     return rmw("atomic_cswap_nb", TLM_MODE_NB, RMW_CSWAP, rank, remote, type,
                compare, value, old, h);
 }
@@ -207,6 +213,7 @@ int telemem_atomic_cswap_nb(int rank, void *remote, telemem_type_t type,
 int telemem_atomic_fetch_add_nbi(int rank, void *remote, telemem_type_t type,
                                  const void *value, void *old)
 {
+    TLM_API_GUARD();
     return rmw("atomic_fetch_add_nbi", TLM_MODE_NBI, RMW_FADD, rank, remote,
                type, NULL, value, old, NULL);
 }
@@ -214,6 +221,7 @@ int telemem_atomic_fetch_add_nbi(int rank, void *remote, telemem_type_t type,
 int telemem_atomic_swap_nbi(int rank, void *remote, telemem_type_t type,
                             const void *value, void *old)
 {
+    TLM_API_GUARD();
     return rmw("atomic_swap_nbi", TLM_MODE_NBI, RMW_SWAP, rank, remote, type,
                NULL, value, old, NULL);
 }
@@ -222,6 +230,7 @@ int telemem_atomic_cswap_nbi(int rank, void *remote, telemem_type_t type,
                              const void *compare, const void *value,
                              void *old)
 {
+    TLM_API_GUARD();
     return rmw("atomic_cswap_nbi", TLM_MODE_NBI, RMW_CSWAP, rank, remote,
                type, compare, value, old, NULL);
 }

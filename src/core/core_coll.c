@@ -117,6 +117,7 @@ static int coll_enter(const char *what)
 
 int telemem_barrier(void)
 {
+    TLM_API_GUARD();
     int rc = coll_enter("barrier");
     if (rc != TELEMEM_OK)
         return rc;
@@ -158,6 +159,7 @@ static int bcast(void *buf, size_t bytes, int root, uint32_t seq)
 
 int telemem_broadcast(void *buf, size_t bytes, int root)
 {
+    TLM_API_GUARD();
     int rc = tlm_core_check_comm();
     if (rc != TELEMEM_OK)
         return rc;
@@ -207,6 +209,7 @@ static void combine(void *acc, const void *in, size_t count,
 int telemem_allreduce(void *buf, size_t count, telemem_type_t type,
                       telemem_op_t op)
 {
+    TLM_API_GUARD();
     int rc = tlm_core_check_comm();
     if (rc != TELEMEM_OK)
         return rc;
@@ -247,6 +250,7 @@ int telemem_allreduce(void *buf, size_t count, telemem_type_t type,
 
 int telemem_allgather(const void *in, void *out, size_t bytes_per_rank)
 {
+    TLM_API_GUARD();
     int rc = tlm_core_check_comm();
     if (rc != TELEMEM_OK)
         return rc;

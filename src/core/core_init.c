@@ -72,12 +72,20 @@ int tlm_core_wait_step(tlm_wait_t *w)
         w->idle = 0;
         return TELEMEM_OK;
     }
+    if (TLM_UNLIKELY(tlm_core.locking)) {
+        /* Let the progress thread and other threads in between polls. */
+        int d = tlm_core_lock_release_all();
+        if (w->idle + 1 >= tlm_core.cfg.SPIN_COUNT)
+            sched_yield();
+        tlm_core_lock_reacquire(d);
+    }
     if (++w->idle < tlm_core.cfg.SPIN_COUNT)
         return TELEMEM_OK;
     /* Nothing arrived for a while: let another rank sharing this core run,
      * then look at the clock. */
     w->idle = 0;
-    sched_yield();
+    if (!tlm_core.locking)
+        sched_yield();
     double now = tlm_util_now();
     if (w->start == 0) {
         w->start = now;
@@ -98,6 +106,7 @@ int tlm_core_wait_step(tlm_wait_t *w)
 
 int telemem_poll(void)
 {
+    TLM_API_GUARD();
     int rc = tlm_core_check_comm();
     if (rc != TELEMEM_OK)
         return rc;
@@ -148,6 +157,7 @@ static tlm_transport_params_t transport_params(void)
         .shm_buf_size = tlm_core.cfg.SHM_BUF_SIZE,
         .shm_buf_count = tlm_core.cfg.SHM_BUF_COUNT,
         .shm_ring = tlm_core.cfg.SHM_RING,
+        .progress_thread = tlm_core.cfg.PROGRESS_THREAD,
         .deliver = tlm_am_deliver,
         .deliver_arg = NULL,
     };
@@ -195,7 +205,31 @@ static void teardown(void)
     memset(&tlm_core, 0, sizeof(tlm_core));
 }
 
+static int initialize(int level, bool progress_thread);
+
 int telemem_initialize(int *argc, char ***argv)
+{
+    return initialize(TELEMEM_THREAD_SINGLE, false);
+}
+
+int telemem_initialize_thread(int *argc, char ***argv, int required,
+                              int *provided)
+{
+    int level = required & ~TELEMEM_INIT_PROGRESS_THREAD;
+    if (!provided || level < TELEMEM_THREAD_SINGLE ||
+        level > TELEMEM_THREAD_MULTIPLE) {
+        tlm_error("initialize_thread: %s", !provided
+                  ? "provided is NULL" : "unknown thread level");
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    int rc = initialize(level,
+                        (required & TELEMEM_INIT_PROGRESS_THREAD) != 0);
+    if (rc == TELEMEM_OK)
+        *provided = level;
+    return rc;
+}
+
+static int initialize(int level, bool progress_thread)
 {
     if (tlm_core.initialized)
         return TELEMEM_ERR_ALREADY_INITIALIZED;
@@ -205,7 +239,10 @@ int telemem_initialize(int *argc, char ***argv)
         tlm_core_config_fini();
         return rc;
     }
-    const tlm_config_t *c = &tlm_core.cfg;
+    tlm_config_t *c = &tlm_core.cfg;
+    if (progress_thread)
+        c->PROGRESS_THREAD = true;
+    tlm_core.thread_level = level;
     tlm_util_log_init(c->LOG_LEVEL, c->LOG_FILE, c->LOG_FILTER);
     /* Every setting is checked before the job is joined: a configuration
      * error leaves nothing behind, and initialize may be called again. */
@@ -250,6 +287,20 @@ int telemem_initialize(int *argc, char ***argv)
     if (rc != TELEMEM_OK)
         goto err;
     tlm_core.initialized = true;
+    if (level == TELEMEM_THREAD_MULTIPLE || c->PROGRESS_THREAD) {
+        tlm_core_lock_slow(); /* held until initialize returns */
+        tlm_core.locking = true;
+        if (c->PROGRESS_THREAD) {
+            rc = tlm_core_thread_start();
+            if (rc != TELEMEM_OK) {
+                tlm_core.locking = false;
+                tlm_core_unlock_slow();
+                tlm_core.initialized = false;
+                goto err;
+            }
+        }
+        tlm_core_unlock_slow();
+    }
     if (c->PRINT_CONFIG && tlm_core.rank == 0)
         tlm_util_log_block("telemem " TLM_VERSION " configuration:\n",
                            tlm_core_config_string());
@@ -262,6 +313,7 @@ err:
 
 int telemem_finalize(void)
 {
+    TLM_API_GUARD();
     int rc = tlm_core_check_comm();
     if (rc != TELEMEM_OK)
         return rc;
@@ -269,6 +321,7 @@ int telemem_finalize(void)
     int brc = telemem_barrier();
     if (rc == TELEMEM_OK)
         rc = brc;
-    teardown();
+    tlm_core_thread_stop();
+    teardown(); /* locking off; this call's guard still unlocks */
     return rc;
 }

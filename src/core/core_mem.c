@@ -15,6 +15,7 @@ static block_t *blocks;
 
 int telemem_malloc_all(size_t bytes, void **bases)
 {
+    TLM_API_GUARD();
     int rc = tlm_core_check_comm();
     if (rc != TELEMEM_OK)
         return rc;
@@ -60,6 +61,7 @@ int telemem_malloc_all(size_t bytes, void **bases)
 
 int telemem_free_all(void *mine)
 {
+    TLM_API_GUARD();
     int rc = tlm_core_check_comm();
     if (rc != TELEMEM_OK)
         return rc;

@@ -151,6 +151,7 @@ void tlm_core_mutex_init(void)
 
 int telemem_mutexes_create(int count, int *set_p)
 {
+    TLM_API_GUARD();
     int rc = tlm_core_check_comm();
     if (rc != TELEMEM_OK)
         return rc;
@@ -213,6 +214,7 @@ static int find_set(const char *what, int set, mx_set_t **s_p)
 
 int telemem_mutexes_destroy(int set)
 {
+    TLM_API_GUARD();
     int rc = tlm_core_check_comm();
     if (rc != TELEMEM_OK)
         return rc;
@@ -308,11 +310,13 @@ static int acquire(const char *what, int cmd, int set, int mutex, int rank,
 
 int telemem_mutex_lock(int set, int mutex, int rank)
 {
+    TLM_API_GUARD();
     return acquire("mutex_lock", MX_LOCK, set, mutex, rank, NULL);
 }
 
 int telemem_mutex_trylock(int set, int mutex, int rank, int *acquired)
 {
+    TLM_API_GUARD();
     if (!acquired) {
         tlm_error("mutex_trylock: acquired is NULL");
         return tlm_core.initialized ? TELEMEM_ERR_INVALID_ARG
@@ -324,6 +328,7 @@ int telemem_mutex_trylock(int set, int mutex, int rank, int *acquired)
 
 int telemem_mutex_unlock(int set, int mutex, int rank)
 {
+    TLM_API_GUARD();
     mx_set_t *s;
     int rc = check_mutex("mutex_unlock", set, mutex, rank, &s);
     if (rc != TELEMEM_OK)

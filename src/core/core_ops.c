@@ -127,6 +127,7 @@ static int spend(telemem_handle_t *h, tlm_op_t *op)
 
 int telemem_wait(telemem_handle_t *h)
 {
+    TLM_API_GUARD();
     int rc = tlm_core_check_comm();
     if (rc != TELEMEM_OK)
         return rc;
@@ -147,6 +148,7 @@ int telemem_wait(telemem_handle_t *h)
 
 int telemem_test(telemem_handle_t *h, int *done)
 {
+    TLM_API_GUARD();
     int rc = tlm_core_check_comm();
     if (rc != TELEMEM_OK)
         return rc;

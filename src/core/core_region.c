@@ -97,6 +97,7 @@ void tlm_core_region_fini(void)
 
 int telemem_register(void *addr, size_t bytes)
 {
+    TLM_API_GUARD();
     if (!tlm_core.initialized)
         return TELEMEM_ERR_NOT_INITIALIZED;
     if (!addr || bytes == 0) {
@@ -112,6 +113,7 @@ int telemem_register(void *addr, size_t bytes)
 
 int telemem_deregister(void *addr)
 {
+    TLM_API_GUARD();
     if (!tlm_core.initialized)
         return TELEMEM_ERR_NOT_INITIALIZED;
     if (!addr)

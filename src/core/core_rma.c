@@ -117,6 +117,7 @@ int tlm_core_send_stream_slow(int rank, const void *hdr, size_t hdr_len,
 int telemem_put(int rank, void *remote_dst, const void *local_src,
                 size_t bytes)
 {
+    TLM_API_GUARD();
     int rc = rma_check("put", rank, remote_dst, local_src, bytes);
     if (TLM_UNLIKELY(rc != TELEMEM_OK || bytes == 0))
         return rc;
@@ -141,6 +142,7 @@ static void free_sendop(tlm_am_sendop_t *op, int status)
 int telemem_put_nbi(int rank, void *remote_dst, const void *local_src,
                     size_t bytes)
 {
+    TLM_API_GUARD();
     int rc = rma_check("put_nbi", rank, remote_dst, local_src, bytes);
     if (TLM_UNLIKELY(rc != TELEMEM_OK || bytes == 0))
         return rc;
@@ -182,6 +184,7 @@ int tlm_core_new_handle(uint32_t idx, telemem_handle_t *h)
 int telemem_put_nb(int rank, void *remote_dst, const void *local_src,
                    size_t bytes, telemem_handle_t *h)
 {
+    TLM_API_GUARD();
     int rc = rma_check("put_nb", rank, remote_dst, local_src, bytes);
     if (rc == TELEMEM_OK && !h) {
         tlm_error("put_nb: handle pointer is NULL");
@@ -293,6 +296,7 @@ static int get_start(int rank, void *dst, const void *src, size_t n, bool nbi,
 int telemem_get(int rank, void *local_dst, const void *remote_src,
                 size_t bytes)
 {
+    TLM_API_GUARD();
     int rc = rma_check("get", rank, remote_src, local_dst, bytes);
     if (TLM_UNLIKELY(rc != TELEMEM_OK || bytes == 0))
         return rc;
@@ -308,6 +312,7 @@ int telemem_get(int rank, void *local_dst, const void *remote_src,
 int telemem_get_nb(int rank, void *local_dst, const void *remote_src,
                    size_t bytes, telemem_handle_t *h)
 {
+    TLM_API_GUARD();
     int rc = rma_check("get_nb", rank, remote_src, local_dst, bytes);
     if (rc == TELEMEM_OK && !h) {
         tlm_error("get_nb: handle pointer is NULL");
@@ -332,6 +337,7 @@ int telemem_get_nb(int rank, void *local_dst, const void *remote_src,
 int telemem_get_nbi(int rank, void *local_dst, const void *remote_src,
                     size_t bytes)
 {
+    TLM_API_GUARD();
     int rc = rma_check("get_nbi", rank, remote_src, local_dst, bytes);
     if (TLM_UNLIKELY(rc != TELEMEM_OK || bytes == 0))
         return rc;
@@ -385,12 +391,14 @@ int tlm_core_flush(int rank)
 
 int telemem_quiet(void)
 {
+    TLM_API_GUARD();
     int rc = tlm_core_check_comm();
     return rc == TELEMEM_OK ? tlm_core_flush(-1) : rc;
 }
 
 int telemem_fence(int rank)
 {
+    TLM_API_GUARD();
     int rc = tlm_core_check_comm();
     if (rc != TELEMEM_OK)
         return rc;

@@ -326,6 +326,7 @@ int telemem_put_strided(int rank, void *remote_dst,
                         const size_t *local_strides, const size_t *count,
                         int stride_levels)
 {
+    TLM_API_GUARD();
     return put_strided("put_strided", TLM_MODE_BLOCK, rank, -1, NULL,
                        remote_dst, remote_strides, local_src, local_strides,
                        count, stride_levels, NULL);
@@ -336,6 +337,7 @@ int telemem_put_strided_nb(int rank, void *remote_dst,
                            const size_t *local_strides, const size_t *count,
                            int stride_levels, telemem_handle_t *h)
 {
+    TLM_API_GUARD();
     return put_strided("put_strided_nb", TLM_MODE_NB, rank, -1, NULL,
                        remote_dst, remote_strides, local_src, local_strides,
                        count, stride_levels, h);
@@ -346,6 +348,7 @@ int telemem_put_strided_nbi(int rank, void *remote_dst,
                             const void *local_src, const size_t *local_strides,
                             const size_t *count, int stride_levels)
 {
+    TLM_API_GUARD();
     return put_strided("put_strided_nbi", TLM_MODE_NBI, rank, -1, NULL,
                        remote_dst, remote_strides, local_src, local_strides,
                        count, stride_levels, NULL);
@@ -356,6 +359,7 @@ int telemem_get_strided(int rank, void *local_dst,
                         const size_t *remote_strides, const size_t *count,
                         int stride_levels)
 {
+    TLM_API_GUARD();
     return get_strided("get_strided", TLM_MODE_BLOCK, rank, local_dst,
                        local_strides, remote_src, remote_strides, count,
                        stride_levels, NULL);
@@ -366,6 +370,7 @@ int telemem_get_strided_nb(int rank, void *local_dst,
                            const size_t *remote_strides, const size_t *count,
                            int stride_levels, telemem_handle_t *h)
 {
+    TLM_API_GUARD();
     return get_strided("get_strided_nb", TLM_MODE_NB, rank, local_dst,
                        local_strides, remote_src, remote_strides, count,
                        stride_levels, h);
@@ -377,6 +382,7 @@ int telemem_get_strided_nbi(int rank, void *local_dst,
                             const size_t *remote_strides, const size_t *count,
                             int stride_levels)
 {
+    TLM_API_GUARD();
     return get_strided("get_strided_nbi", TLM_MODE_NBI, rank, local_dst,
                        local_strides, remote_src, remote_strides, count,
                        stride_levels, NULL);
@@ -385,6 +391,7 @@ int telemem_get_strided_nbi(int rank, void *local_dst,
 int telemem_acc(int rank, telemem_type_t type, const void *scale,
                 void *remote_dst, const void *local_src, size_t bytes)
 {
+    TLM_API_GUARD();
     size_t count[1] = {bytes};
     return put_strided("acc", TLM_MODE_BLOCK, rank, (int)type, scale,
                        remote_dst, NULL, local_src, NULL, count, 0, NULL);
@@ -394,6 +401,7 @@ int telemem_acc_nb(int rank, telemem_type_t type, const void *scale,
                    void *remote_dst, const void *local_src, size_t bytes,
                    telemem_handle_t *h)
 {
+    TLM_API_GUARD();
     size_t count[1] = {bytes};
     return put_strided("acc_nb", TLM_MODE_NB, rank, (int)type, scale,
                        remote_dst, NULL, local_src, NULL, count, 0, h);
@@ -402,6 +410,7 @@ int telemem_acc_nb(int rank, telemem_type_t type, const void *scale,
 int telemem_acc_nbi(int rank, telemem_type_t type, const void *scale,
                     void *remote_dst, const void *local_src, size_t bytes)
 {
+    TLM_API_GUARD();
     size_t count[1] = {bytes};
     return put_strided("acc_nbi", TLM_MODE_NBI, rank, (int)type, scale,
                        remote_dst, NULL, local_src, NULL, count, 0, NULL);
@@ -412,6 +421,7 @@ int telemem_acc_strided(int rank, telemem_type_t type, const void *scale,
                         const void *local_src, const size_t *local_strides,
                         const size_t *count, int stride_levels)
 {
+    TLM_API_GUARD();
     return put_strided("acc_strided", TLM_MODE_BLOCK, rank, (int)type, scale,
                        remote_dst, remote_strides, local_src, local_strides,
                        count, stride_levels, NULL);
@@ -423,6 +433,7 @@ int telemem_acc_strided_nb(int rank, telemem_type_t type, const void *scale,
                            const size_t *count, int stride_levels,
                            telemem_handle_t *h)
 {
+    TLM_API_GUARD();
     return put_strided("acc_strided_nb", TLM_MODE_NB, rank, (int)type, scale,
                        remote_dst, remote_strides, local_src, local_strides,
                        count, stride_levels, h);
@@ -433,6 +444,7 @@ int telemem_acc_strided_nbi(int rank, telemem_type_t type, const void *scale,
                             const void *local_src, const size_t *local_strides,
                             const size_t *count, int stride_levels)
 {
+    TLM_API_GUARD();
     return put_strided("acc_strided_nbi", TLM_MODE_NBI, rank, (int)type,
                        scale, remote_dst, remote_strides, local_src,
                        local_strides, count, stride_levels, NULL);

@@ -586,6 +586,7 @@ int telemem_put_vector(int rank, void *const *remote_dsts,
                        const void *const *local_srcs, size_t count,
                        size_t bytes)
 {
+    TLM_API_GUARD();
     tlm_vec_t v = giov(remote_dsts, local_srcs, count, bytes);
     return put_vector("put_vector", TLM_MODE_BLOCK, rank, -1, NULL, &v, NULL);
 }
@@ -594,6 +595,7 @@ int telemem_put_vector_nb(int rank, void *const *remote_dsts,
                           const void *const *local_srcs, size_t count,
                           size_t bytes, telemem_handle_t *h)
 {
+    TLM_API_GUARD();
     tlm_vec_t v = giov(remote_dsts, local_srcs, count, bytes);
     return put_vector("put_vector_nb", TLM_MODE_NB, rank, -1, NULL, &v, h);
 }
@@ -602,6 +604,7 @@ int telemem_put_vector_nbi(int rank, void *const *remote_dsts,
                            const void *const *local_srcs, size_t count,
                            size_t bytes)
 {
+    TLM_API_GUARD();
     tlm_vec_t v = giov(remote_dsts, local_srcs, count, bytes);
     return put_vector("put_vector_nbi", TLM_MODE_NBI, rank, -1, NULL, &v,
                       NULL);
@@ -611,6 +614,7 @@ int telemem_get_vector(int rank, void *const *local_dsts,
                        const void *const *remote_srcs, size_t count,
                        size_t bytes)
 {
+    TLM_API_GUARD();
     tlm_vec_t v = giov((void *const *)(uintptr_t)remote_srcs,
                        (const void *const *)local_dsts, count, bytes);
     return get_vector("get_vector", TLM_MODE_BLOCK, rank, &v, NULL);
@@ -620,6 +624,7 @@ int telemem_get_vector_nb(int rank, void *const *local_dsts,
                           const void *const *remote_srcs, size_t count,
                           size_t bytes, telemem_handle_t *h)
 {
+    TLM_API_GUARD();
     tlm_vec_t v = giov((void *const *)(uintptr_t)remote_srcs,
                        (const void *const *)local_dsts, count, bytes);
     return get_vector("get_vector_nb", TLM_MODE_NB, rank, &v, h);
@@ -629,6 +634,7 @@ int telemem_get_vector_nbi(int rank, void *const *local_dsts,
                            const void *const *remote_srcs, size_t count,
                            size_t bytes)
 {
+    TLM_API_GUARD();
     tlm_vec_t v = giov((void *const *)(uintptr_t)remote_srcs,
                        (const void *const *)local_dsts, count, bytes);
     return get_vector("get_vector_nbi", TLM_MODE_NBI, rank, &v, NULL);
@@ -636,6 +642,7 @@ int telemem_get_vector_nbi(int rank, void *const *local_dsts,
 
 int telemem_put_list(int rank, const telemem_seg_t *segs, size_t count)
 {
+    TLM_API_GUARD();
     tlm_vec_t v = list_of(segs, count);
     return put_vector("put_list", TLM_MODE_BLOCK, rank, -1, NULL, &v, NULL);
 }
@@ -643,18 +650,21 @@ int telemem_put_list(int rank, const telemem_seg_t *segs, size_t count)
 int telemem_put_list_nb(int rank, const telemem_seg_t *segs, size_t count,
                         telemem_handle_t *h)
 {
+    TLM_API_GUARD();
     tlm_vec_t v = list_of(segs, count);
     return put_vector("put_list_nb", TLM_MODE_NB, rank, -1, NULL, &v, h);
 }
 
 int telemem_put_list_nbi(int rank, const telemem_seg_t *segs, size_t count)
 {
+    TLM_API_GUARD();
     tlm_vec_t v = list_of(segs, count);
     return put_vector("put_list_nbi", TLM_MODE_NBI, rank, -1, NULL, &v, NULL);
 }
 
 int telemem_get_list(int rank, const telemem_seg_t *segs, size_t count)
 {
+    TLM_API_GUARD();
     tlm_vec_t v = list_of(segs, count);
     return get_vector("get_list", TLM_MODE_BLOCK, rank, &v, NULL);
 }
@@ -662,12 +672,14 @@ int telemem_get_list(int rank, const telemem_seg_t *segs, size_t count)
 int telemem_get_list_nb(int rank, const telemem_seg_t *segs, size_t count,
                         telemem_handle_t *h)
 {
+    TLM_API_GUARD();
     tlm_vec_t v = list_of(segs, count);
     return get_vector("get_list_nb", TLM_MODE_NB, rank, &v, h);
 }
 
 int telemem_get_list_nbi(int rank, const telemem_seg_t *segs, size_t count)
 {
+    TLM_API_GUARD();
     tlm_vec_t v = list_of(segs, count);
     return get_vector("get_list_nbi", TLM_MODE_NBI, rank, &v, NULL);
 }
@@ -676,6 +688,7 @@ int telemem_acc_vector(int rank, telemem_type_t type, const void *scale,
                        void *const *remote_dsts, const void *const *local_srcs,
                        size_t count, size_t bytes)
 {
+    TLM_API_GUARD();
     tlm_vec_t v = giov(remote_dsts, local_srcs, count, bytes);
     return put_vector("acc_vector", TLM_MODE_BLOCK, rank, (int)type, scale,
                       &v, NULL);
@@ -686,6 +699,7 @@ int telemem_acc_vector_nb(int rank, telemem_type_t type, const void *scale,
                           const void *const *local_srcs, size_t count,
                           size_t bytes, telemem_handle_t *h)
 {
+    TLM_API_GUARD();
     tlm_vec_t v = giov(remote_dsts, local_srcs, count, bytes);
     return put_vector("acc_vector_nb", TLM_MODE_NB, rank, (int)type, scale,
                       &v, h);
@@ -696,6 +710,7 @@ int telemem_acc_vector_nbi(int rank, telemem_type_t type, const void *scale,
                            const void *const *local_srcs, size_t count,
                            size_t bytes)
 {
+    TLM_API_GUARD();
     tlm_vec_t v = giov(remote_dsts, local_srcs, count, bytes);
     return put_vector("acc_vector_nbi", TLM_MODE_NBI, rank, (int)type, scale,
                       &v, NULL);
@@ -704,6 +719,7 @@ int telemem_acc_vector_nbi(int rank, telemem_type_t type, const void *scale,
 int telemem_acc_list(int rank, telemem_type_t type, const void *scale,
                      const telemem_seg_t *segs, size_t count)
 {
+    TLM_API_GUARD();
     tlm_vec_t v = list_of(segs, count);
     return put_vector("acc_list", TLM_MODE_BLOCK, rank, (int)type, scale, &v,
                       NULL);
@@ -713,6 +729,7 @@ int telemem_acc_list_nb(int rank, telemem_type_t type, const void *scale,
                         const telemem_seg_t *segs, size_t count,
                         telemem_handle_t *h)
 {
+    TLM_API_GUARD();
     tlm_vec_t v = list_of(segs, count);
     return put_vector("acc_list_nb", TLM_MODE_NB, rank, (int)type, scale, &v,
                       h);
@@ -721,6 +738,7 @@ int telemem_acc_list_nb(int rank, telemem_type_t type, const void *scale,
 int telemem_acc_list_nbi(int rank, telemem_type_t type, const void *scale,
                          const telemem_seg_t *segs, size_t count)
 {
+    TLM_API_GUARD();
     tlm_vec_t v = list_of(segs, count);
     return put_vector("acc_list_nbi", TLM_MODE_NBI, rank, (int)type, scale,
                       &v, NULL);

@@ -16,26 +16,26 @@ typedef void (*acc_kernel_t)(char *d, size_t ds, const char *s, size_t ss,
 /* The loops of one kernel for one expression OP(x, y) (x the dst element,
  * y the src element), with one element per row as its own loop: the
  * common strided shape (a column of doubles) then has no inner loop. */
-#define ACC_LOOPS(T, OP)                                                    \
-    do {                                                                    \
-        T x_, y_;                                                           \
-        if (ne == 1) {                                                      \
-            for (size_t r_ = 0; r_ < rows; r_++, d += ds, s += ss) {        \
-                memcpy(&x_, d, sizeof(T));                                  \
-                memcpy(&y_, s, sizeof(T));                                  \
-                x_ = OP(x_, y_);                                            \
-                memcpy(d, &x_, sizeof(T));                                  \
-            }                                                               \
-            break;                                                          \
-        }                                                                   \
-        for (size_t r_ = 0; r_ < rows; r_++, d += ds, s += ss) {            \
-            for (size_t e_ = 0; e_ < ne; e_++) {                            \
-                memcpy(&x_, d + e_ * sizeof(T), sizeof(T));                 \
-                memcpy(&y_, s + e_ * sizeof(T), sizeof(T));                 \
-                x_ = OP(x_, y_);                                            \
-                memcpy(d + e_ * sizeof(T), &x_, sizeof(T));                 \
-            }                                                               \
-        }                                                                   \
+#define ACC_LOOPS(T, OP)                                                       \
+    do {                                                                       \
+        T x_, y_;                                                              \
+        if (ne == 1) {                                                         \
+            for (size_t r_ = 0; r_ < rows; r_++, d += ds, s += ss) {           \
+                memcpy(&x_, d, sizeof(T));                                     \
+                memcpy(&y_, s, sizeof(T));                                     \
+                x_ = OP(x_, y_);                                               \
+                memcpy(d, &x_, sizeof(T));                                     \
+            }                                                                  \
+            break;                                                             \
+        }                                                                      \
+        for (size_t r_ = 0; r_ < rows; r_++, d += ds, s += ss) {               \
+            for (size_t e_ = 0; e_ < ne; e_++) {                               \
+                memcpy(&x_, d + e_ * sizeof(T), sizeof(T));                    \
+                memcpy(&y_, s + e_ * sizeof(T), sizeof(T));                    \
+                x_ = OP(x_, y_);                                               \
+                memcpy(d + e_ * sizeof(T), &x_, sizeof(T));                    \
+            }                                                                  \
+        }                                                                      \
     } while (0)
 
 #define ADD(x, y) ((x) + (y))
@@ -43,16 +43,16 @@ typedef void (*acc_kernel_t)(char *d, size_t ds, const char *s, size_t ss,
 
 /* Real types (integers as their unsigned counterpart).  Scale 1 skips the
  * multiply: for floating point x + 1 * y == x + y anyway. */
-#define REAL_KERNEL(NAME, T)                                                \
-    static void NAME(char *d, size_t ds, const char *s, size_t ss,          \
-                     size_t ne, size_t rows, const void *scale)             \
-    {                                                                       \
-        T a;                                                                \
-        memcpy(&a, scale, sizeof a);                                        \
-        if (a == (T)1)                                                      \
-            ACC_LOOPS(T, ADD);                                              \
-        else                                                                \
-            ACC_LOOPS(T, ADD_SCALED);                                       \
+#define REAL_KERNEL(NAME, T)                                                   \
+    static void NAME(char *d, size_t ds, const char *s, size_t ss, size_t ne,  \
+                     size_t rows, const void *scale)                           \
+    {                                                                          \
+        T a;                                                                   \
+        memcpy(&a, scale, sizeof a);                                           \
+        if (a == (T)1)                                                         \
+            ACC_LOOPS(T, ADD);                                                 \
+        else                                                                   \
+            ACC_LOOPS(T, ADD_SCALED);                                          \
     }
 
 REAL_KERNEL(acc_u32, uint32_t)
@@ -63,27 +63,27 @@ REAL_KERNEL(acc_f64, double)
 /* Complex: (re, im) pairs of T, the textbook product (no C99 Annex G
  * infinity recovery, which costs a library call per element).  Scale
  * (1, 0) is the real addition of 2 * ne components. */
-#define COMPLEX_KERNEL(NAME, T, REAL)                                       \
-    static void NAME(char *d, size_t ds, const char *s, size_t ss,          \
-                     size_t ne, size_t rows, const void *scale)             \
-    {                                                                       \
-        T a[2], x[2], y[2];                                                 \
-        memcpy(a, scale, sizeof a);                                         \
-        if (a[0] == (T)1 && a[1] == (T)0) {                                 \
-            REAL(d, ds, s, ss, 2 * ne, rows, a);                            \
-            return;                                                         \
-        }                                                                   \
-        for (size_t r = 0; r < rows; r++, d += ds, s += ss) {               \
-            for (size_t e = 0; e < ne; e++) {                               \
-                memcpy(x, d + e * sizeof x, sizeof x);                      \
-                memcpy(y, s + e * sizeof y, sizeof y);                      \
-                T re = x[0] + (a[0] * y[0] - a[1] * y[1]);                  \
-                T im = x[1] + (a[0] * y[1] + a[1] * y[0]);                  \
-                x[0] = re;                                                  \
-                x[1] = im;                                                  \
-                memcpy(d + e * sizeof x, x, sizeof x);                      \
-            }                                                               \
-        }                                                                   \
+#define COMPLEX_KERNEL(NAME, T, REAL)                                          \
+    static void NAME(char *d, size_t ds, const char *s, size_t ss, size_t ne,  \
+                     size_t rows, const void *scale)                           \
+    {                                                                          \
+        T a[2], x[2], y[2];                                                    \
+        memcpy(a, scale, sizeof a);                                            \
+        if (a[0] == (T)1 && a[1] == (T)0) {                                    \
+            REAL(d, ds, s, ss, 2 * ne, rows, a);                               \
+            return;                                                            \
+        }                                                                      \
+        for (size_t r = 0; r < rows; r++, d += ds, s += ss) {                  \
+            for (size_t e = 0; e < ne; e++) {                                  \
+                memcpy(x, d + e * sizeof x, sizeof x);                         \
+                memcpy(y, s + e * sizeof y, sizeof y);                         \
+                T re = x[0] + (a[0] * y[0] - a[1] * y[1]);                     \
+                T im = x[1] + (a[0] * y[1] + a[1] * y[0]);                     \
+                x[0] = re;                                                     \
+                x[1] = im;                                                     \
+                memcpy(d + e * sizeof x, x, sizeof x);                         \
+            }                                                                  \
+        }                                                                      \
     }
 
 COMPLEX_KERNEL(acc_c32, float, acc_f32)
@@ -93,9 +93,9 @@ static const struct {
     size_t size;
     acc_kernel_t fn;
 } acc_types[TLM_ACC_NTYPES] = {
-    [TLM_ACC_INT32] = {4, acc_u32},   [TLM_ACC_INT64] = {8, acc_u64},
-    [TLM_ACC_UINT64] = {8, acc_u64},  [TLM_ACC_FLOAT] = {4, acc_f32},
-    [TLM_ACC_DOUBLE] = {8, acc_f64},  [TLM_ACC_CFLOAT] = {8, acc_c32},
+    [TLM_ACC_INT32] = {4, acc_u32},    [TLM_ACC_INT64] = {8, acc_u64},
+    [TLM_ACC_UINT64] = {8, acc_u64},   [TLM_ACC_FLOAT] = {4, acc_f32},
+    [TLM_ACC_DOUBLE] = {8, acc_f64},   [TLM_ACC_CFLOAT] = {8, acc_c32},
     [TLM_ACC_CDOUBLE] = {16, acc_c64},
 };
 
@@ -132,9 +132,8 @@ static void unpack_acc_rows(void *arg, char *mem, size_t stride, char *buf,
     u->fn(mem, stride, buf, run, run / u->size, rows, u->scale);
 }
 
-void tlm_unpack_acc(const tlm_pack_desc_t *d, int side, void *base,
-                    size_t off, const void *src, size_t len, int type,
-                    const void *scale)
+void tlm_unpack_acc(const tlm_pack_desc_t *d, int side, void *base, size_t off,
+                    const void *src, size_t len, int type, const void *scale)
 {
     if (type < 0 || type >= TLM_ACC_NTYPES)
         return;

@@ -5,15 +5,17 @@
 
 #include "pack/pack.h"
 
-/* 1 <= n <= 64 bytes with fixed-size moves: a call to memcpy with a
- * variable size costs more than the copy itself at these sizes.  The last
- * chunk overlaps the one before it (it rewrites bytes with their own
- * value), so nothing outside [d, d + n) is written. */
+/* 1 <= n <= 64 bytes with two fixed-size moves: a call to memcpy with a
+ * variable size costs more than the copy itself at these sizes.  The two
+ * chunks overlap (the second rewrites some bytes with their own value), so
+ * nothing outside [d, d + n) is written. */
 static inline void copy_small(char *d, const char *s, size_t n)
 {
-    if (n >= 16) {
-        for (size_t i = 0; i + 16 < n; i += 16)
-            memcpy(d + i, s + i, 16);
+    if (n >= 32) {
+        memcpy(d, s, 32);
+        memcpy(d + n - 32, s + n - 32, 32);
+    } else if (n >= 16) {
+        memcpy(d, s, 16);
         memcpy(d + n - 16, s + n - 16, 16);
     } else if (n >= 8) {
         memcpy(d, s, 8);
@@ -65,6 +67,10 @@ static inline void copy_rows(char *d, size_t ds, const char *s, size_t ss,
         for (i = 0; i < rows; i++, d += ds, s += ss)
             memcpy(d, s, 32);
         return;
+    case 64:
+        for (i = 0; i < rows; i++, d += ds, s += ss)
+            memcpy(d, s, 64);
+        return;
     default:
         break;
     }
@@ -82,8 +88,8 @@ enum { WALK_PACK, WALK_UNPACK, WALK_FN };
 /* rows runs of the memory side starting at p, stride apart, and the
  * packed side at buf (runs back to back). */
 static inline __attribute__((always_inline)) void
-do_rows(int mode, char *p, size_t stride, char *buf, size_t run,
-        size_t rows, tlm_pack_rows_fn_t fn, void *arg)
+do_rows(int mode, char *p, size_t stride, char *buf, size_t run, size_t rows,
+        tlm_pack_rows_fn_t fn, void *arg)
 {
     if (mode == WALK_PACK)
         copy_rows(buf, run, p, stride, run, rows);
@@ -93,9 +99,10 @@ do_rows(int mode, char *p, size_t stride, char *buf, size_t run,
         fn(arg, p, stride, buf, run, rows);
 }
 
-static inline __attribute__((always_inline)) void
-do_part(int mode, char *p, char *buf, size_t n, tlm_pack_rows_fn_t fn,
-        void *arg)
+static inline __attribute__((always_inline)) void do_part(int mode, char *p,
+                                                          char *buf, size_t n,
+                                                          tlm_pack_rows_fn_t fn,
+                                                          void *arg)
 {
     if (mode == WALK_PACK)
         copy_one(buf, p, n);
@@ -179,8 +186,8 @@ walk(const tlm_pack_desc_t *d, int side, char *base, size_t off, char *buf,
     }
 }
 
-void tlm_pack(const tlm_pack_desc_t *d, int side, const void *base,
-              size_t off, void *dst, size_t len)
+void tlm_pack(const tlm_pack_desc_t *d, int side, const void *base, size_t off,
+              void *dst, size_t len)
 {
     /* base is only read in this mode. */
     walk(d, side, (char *)(uintptr_t)base, off, dst, len, WALK_PACK, NULL,
@@ -195,9 +202,8 @@ void tlm_unpack(const tlm_pack_desc_t *d, int side, void *base, size_t off,
          NULL);
 }
 
-void tlm_pack_walk(const tlm_pack_desc_t *d, int side, void *base,
-                   size_t off, void *buf, size_t len, tlm_pack_rows_fn_t fn,
-                   void *arg)
+void tlm_pack_walk(const tlm_pack_desc_t *d, int side, void *base, size_t off,
+                   void *buf, size_t len, tlm_pack_rows_fn_t fn, void *arg)
 {
     walk(d, side, base, off, buf, len, WALK_FN, fn, arg);
 }

@@ -27,8 +27,7 @@ static bool contiguous(const tlm_pack_desc_t *d, int s, size_t stride)
 }
 
 int tlm_pack_normalize(tlm_pack_desc_t *d, int levels, const size_t *count,
-                       const size_t *local_stride,
-                       const size_t *remote_stride)
+                       const size_t *local_stride, const size_t *remote_stride)
 {
     if (!d || levels < 0 || levels > TLM_PACK_MAX_LEVELS || !count)
         return -1;

@@ -6,12 +6,12 @@
 
 /* Segment i's address on one side and its length; reads only the arrays
  * that side needs (a giov list may come with one side only). */
-static inline void seg_side(const tlm_vec_t *v, int side, size_t i,
-                            char **addr, size_t *bytes)
+static inline void seg_side(const tlm_vec_t *v, int side, size_t i, char **addr,
+                            size_t *bytes)
 {
     if (v->recs) {
-        *addr = side == TLM_PACK_REMOTE ? (char *)(uintptr_t)v->recs[2 * i]
-                                        : NULL;
+        *addr =
+            side == TLM_PACK_REMOTE ? (char *)(uintptr_t)v->recs[2 * i] : NULL;
         *bytes = (size_t)v->recs[2 * i + 1];
     } else if (v->segs) {
         const tlm_vec_seg3_t *s = (const tlm_vec_seg3_t *)v->segs + i;
@@ -43,8 +43,8 @@ int tlm_vec_total(const tlm_vec_t *v, size_t *total)
             uint64_t a = v->recs[2 * i], n = v->recs[2 * i + 1];
             if (n == 0)
                 continue;
-            if ((uint64_t)(size_t)n != n ||
-                (uint64_t)(uintptr_t)a != a || !range_ok((uintptr_t)a, (size_t)n) ||
+            if ((uint64_t)(size_t)n != n || (uint64_t)(uintptr_t)a != a ||
+                !range_ok((uintptr_t)a, (size_t)n) ||
                 __builtin_add_overflow(sum, (size_t)n, &sum))
                 return -1;
         }

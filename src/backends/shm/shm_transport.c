@@ -11,7 +11,10 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <linux/futex.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "telemem.h"
@@ -20,7 +23,7 @@
 #include "util/util.h"
 
 #define SHM_MAGIC 0x544c4d53u /* "TLMS" */
-#define SHM_VERSION 1u
+#define SHM_VERSION 2u
 #define CELL_SIZE 64u
 #define CELL_INLINE 48u
 #define SLOT_INLINE UINT32_MAX
@@ -49,12 +52,19 @@ typedef struct shm_seg_hdr {
     uint32_t magic, version;
     int32_t rank, nlocal;
     uint64_t seg_size, buf_size, buf_count, ring_cells;
-    uint64_t off_active, off_rings, ring_stride, off_slot_state, off_bufs;
+    uint64_t off_doorbell, off_active, off_rings, ring_stride, off_slot_state;
+    uint64_t off_bufs;
+    uint32_t has_thread; /* a progress thread sleeps on the doorbell */
+    uint32_t pad;
 } shm_seg_hdr_t;
+
+/* Doorbell states (a futex word in its own cache line). */
+enum { BELL_AWAKE = 0, BELL_SLEEPING = 1, BELL_RUNG = 2 };
 
 /* A mapped segment (ours or a peer's). */
 typedef struct shm_map {
     shm_seg_hdr_t *hdr;
+    _Atomic uint32_t *doorbell;   /* see BELL_* */
     _Atomic uint64_t *active;     /* bitmap of local senders with traffic */
     char *rings;                  /* ring of local index i at i*stride */
     _Atomic uint32_t *slot_state; /* 1 = in flight, 0 = free */
@@ -73,6 +83,7 @@ typedef struct shm_peer {
     int rank;
     int local;
     bool contacted;        /* active bit set in the peer's segment */
+    bool peer_thread;      /* the peer sleeps on its doorbell: ring it */
     /* My buffers in flight to this peer, in send order: the peer releases
      * them in the same order, so reclaiming looks at the oldest only. */
     uint32_t *fifo;        /* buf_count entries */
@@ -118,7 +129,8 @@ static void layout(shm_seg_hdr_t *h, int nlocal, size_t buf_size,
     h->buf_size = buf_size;
     h->buf_count = buf_count;
     h->ring_cells = cells;
-    h->off_active = TLM_ALIGN_UP(sizeof(*h), CELL_SIZE);
+    h->off_doorbell = TLM_ALIGN_UP(sizeof(*h), CELL_SIZE);
+    h->off_active = h->off_doorbell + CELL_SIZE;
     h->off_rings = TLM_ALIGN_UP(h->off_active + nwords * 8, pg);
     h->ring_stride = TLM_ALIGN_UP(sizeof(shm_ring_t) + cells * CELL_SIZE, pg);
     h->off_slot_state = h->off_rings + (size_t)nlocal * h->ring_stride;
@@ -130,6 +142,7 @@ static void map_fill(shm_map_t *m, void *base)
 {
     shm_seg_hdr_t *h = base;
     m->hdr = h;
+    m->doorbell = (_Atomic uint32_t *)(void *)((char *)base + h->off_doorbell);
     m->active = (_Atomic uint64_t *)(void *)((char *)base + h->off_active);
     m->rings = (char *)base + h->off_rings;
     m->slot_state =
@@ -237,6 +250,24 @@ static inline int shm_reserve(shm_transport_t *st, int peer_rank, size_t len,
     return TELEMEM_OK;
 }
 
+static long futex(_Atomic uint32_t *w, int op, uint32_t val,
+                  const struct timespec *ts)
+{
+    return syscall(SYS_futex, (uint32_t *)(uintptr_t)w, op, val, ts, NULL, 0);
+}
+
+/* The receiver may be asleep: wake it (only for peers with a progress
+ * thread; the fence pairs with the one in shm_sleep_arm). */
+static void ring_bell(shm_transport_t *st, shm_peer_t *p)
+{
+    _Atomic uint32_t *bell = st->maps[p->local].doorbell;
+    atomic_thread_fence(memory_order_seq_cst);
+    uint32_t want = BELL_SLEEPING;
+    if (atomic_load_explicit(bell, memory_order_relaxed) == BELL_SLEEPING &&
+        atomic_compare_exchange_strong(bell, &want, BELL_RUNG))
+        futex(bell, FUTEX_WAKE, 1, NULL);
+}
+
 /* Publish the reserved cell to the receiver. */
 static inline void shm_commit(shm_transport_t *st, shm_peer_t *p, size_t len)
 {
@@ -245,6 +276,8 @@ static inline void shm_commit(shm_transport_t *st, shm_peer_t *p, size_t len)
     atomic_store_explicit(&c->seq, (uint32_t)(p->tail + 1),
                           memory_order_release);
     p->tail++;
+    if (TLM_UNLIKELY(p->peer_thread))
+        ring_bell(st, p);
 }
 
 static int shm_send(tlm_transport_t *tp, int peer_rank, const void *hdr,
@@ -383,7 +416,39 @@ static void shm_close(tlm_transport_t *tp)
     free(st);
 }
 
+/* Progress thread: announce the sleep before the last look at the rings
+ * (a sender that commits after this sees BELL_SLEEPING and rings). */
+static void shm_sleep_arm(tlm_transport_t *tp)
+{
+    shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
+    atomic_store(st->maps[st->my_local].doorbell, BELL_SLEEPING);
+    atomic_thread_fence(memory_order_seq_cst);
+}
+
+static void shm_sleep_wait(tlm_transport_t *tp, int timeout_ms)
+{
+    shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
+    _Atomic uint32_t *bell = st->maps[st->my_local].doorbell;
+    if (timeout_ms > 0) {
+        struct timespec ts = {timeout_ms / 1000,
+                              (timeout_ms % 1000) * 1000000L};
+        futex(bell, FUTEX_WAIT, BELL_SLEEPING, &ts);
+    }
+    atomic_store(bell, BELL_AWAKE);
+}
+
+static void shm_wake_self(tlm_transport_t *tp)
+{
+    shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
+    _Atomic uint32_t *bell = st->maps[st->my_local].doorbell;
+    atomic_store(bell, BELL_RUNG);
+    futex(bell, FUTEX_WAKE, 1, NULL);
+}
+
 static const tlm_transport_ops_t shm_ops = {
+    .sleep_arm = shm_sleep_arm,
+    .sleep_wait = shm_sleep_wait,
+    .wake_self = shm_wake_self,
     .connect = shm_connect,
     .send = shm_send,
     .send_fill = shm_send_fill,
@@ -425,6 +490,7 @@ static int create_own(shm_transport_t *st, const tlm_transport_params_t *p)
     h.magic = SHM_MAGIC;
     h.version = SHM_VERSION;
     h.rank = p->rank;
+    h.has_thread = p->progress_thread;
     memcpy(base, &h, sizeof(h));
     map_fill(m, base);
     m->rank = p->rank;
@@ -466,6 +532,7 @@ static int map_peer(shm_transport_t *st, const tlm_transport_params_t *p,
     }
     map_fill(m, base);
     m->rank = rank;
+    st->peers[l].peer_thread = h->has_thread != 0;
     return TELEMEM_OK;
 }
 
