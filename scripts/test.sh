@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# test.sh - installs what the tests need, builds Telemem twice (plain, and
-# with AddressSanitizer + UndefinedBehaviorSanitizer) and runs every test
-# suite in both builds.  Exit status 0 only if everything passed.
+# test.sh - installs what the tests need, builds Telemem three times (plain;
+# AddressSanitizer + UndefinedBehaviorSanitizer; ThreadSanitizer) and runs
+# every test suite in the first two and the threaded tests in the third.
+# Exit status 0 only if everything passed.
 # Usage: scripts/test.sh [--quick]   (--quick: plain build only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +19,7 @@ done
 scripts/install-deps.sh build test
 
 total_ok=0 total_fail=0 total_skip=0
+test_args=()    # extra `meson test` arguments for the next run_suite
 run_suite() {   # $1 build dir, rest: meson setup options
     local dir=$1; shift
     if [ ! -f "$dir/build.ninja" ]; then
@@ -27,7 +29,8 @@ run_suite() {   # $1 build dir, rest: meson setup options
     fi
     ninja -C "$dir"
     local rc=0
-    meson test -C "$dir" --print-errorlogs --num-processes 2 || rc=$?
+    meson test -C "$dir" --print-errorlogs --num-processes 2 \
+        ${test_args[@]+"${test_args[@]}"} || rc=$?
     # Tally from meson's machine-readable log.
     local counts
     counts=$(python3 - "$dir/meson-logs/testlog.json" <<'PY'
@@ -54,6 +57,12 @@ if [ "$quick" = 0 ]; then
     export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
     run_suite build-asan -Dbuildtype=debug -Db_sanitize=address,undefined \
         -Db_lundef=false -Dwerror=true || status=1
+    # Threads: the lock, the progress thread and MULTIPLE callers.
+    export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+    test_args=(--suite threads --no-suite spin)
+    run_suite build-tsan -Dbuildtype=debug -Db_sanitize=thread \
+        -Db_lundef=false -Dwerror=true || status=1
+    test_args=()
 fi
 echo "$total_ok passed, $total_fail failed, $total_skip skipped"
 exit $status
