@@ -72,6 +72,9 @@ size_t tlm_pack_wire_encode(const tlm_pack_desc_t *d, int side, void *buf);
  * normalised), total or extent overflowing.  Returns the bytes used, or 0
  * when malformed. */
 size_t tlm_pack_wire_decode(tlm_pack_desc_t *d, const void *buf, size_t len);
+/* (Added note: with LOCAL equal to REMOTE, decoding merges dimensions that
+ * are contiguous on the wire's side, so d->levels may be smaller than the
+ * wire's: advance by the return value, not by tlm_pack_wire_size(d).) */
 
 /* Copy bytes [off, off + len) of the packed stream from the layout of
  * `side` at base into dst (contiguous).  off + len <= d->total. */

@@ -47,7 +47,9 @@ static inline void copy_rows(char *d, size_t ds, const char *s, size_t ss,
 {
     size_t i;
     if (ds == run && ss == run) {
-        memcpy(d, s, run * rows); /* contiguous on both ends */
+        /* The memory side is contiguous at this level (it did not merge
+         * because the other side is strided): one copy. */
+        memcpy(d, s, run * rows);
         return;
     }
     switch (run) {
