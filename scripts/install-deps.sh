@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # install-deps.sh - installs, from Debian 12 packages, what Telemem needs:
-#   build  compiler, meson, ninja, pkg-config (always)
-#   test   + valgrind, clang tools for the test suites
-#   bench  + Open MPI, NetPIPE for Open MPI, matplotlib (the main job)
+#   build  compiler, meson, ninja, pkg-config, PMIx (always)
+#   test   + Open MPI (mpirun/PMIx launch tests), ARMCI-MPI (reference)
+#   bench  + Open MPI, NetPIPE for Open MPI, ARMCI-MPI, matplotlib (main job)
 # Usage: scripts/install-deps.sh [build|test|bench|all]...   (needs root)
 set -euo pipefail
 
@@ -20,9 +20,9 @@ for a in "$@"; do
     esac
 done
 
-pkgs=(gcc libc6-dev meson ninja-build pkg-config git)
-[ "$want_test" = 1 ] && pkgs+=(python3)
-[ "$want_bench" = 1 ] && pkgs+=(openmpi-bin libopenmpi-dev netpipe-openmpi python3-matplotlib)
+pkgs=(gcc libc6-dev meson ninja-build pkg-config git libpmix-dev)
+[ "$want_test" = 1 ] && pkgs+=(python3 openmpi-bin libopenmpi-dev libarmci-mpi-dev)
+[ "$want_bench" = 1 ] && pkgs+=(openmpi-bin libopenmpi-dev netpipe-openmpi libarmci-mpi-dev python3-matplotlib)
 
 missing=()
 for p in "${pkgs[@]}"; do

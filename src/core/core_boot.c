@@ -1,5 +1,6 @@
 /* core_boot.c - bootstrap client: the telemem-run key-value store over TCP
- * (docs/bootstrap.md), or a local table in singleton mode. */
+ * (docs/bootstrap.md), PMIx when started by mpirun/srun (core_boot_pmix.c),
+ * or a local table in singleton mode; the choice is made here. */
 #define TLM_LOG_SUBSYS "boot"
 
 #include <errno.h>
@@ -23,6 +24,10 @@
 #include "util/util.h"
 
 #include "core/core_boot_wire.h"
+#include "tlm_build_config.h"
+#if TLM_HAVE_PMIX
+#include "core/core_boot_pmix.h"
+#endif
 
 #define CONNECT_WINDOW 10.0 /* seconds to connect and join, at least */
 #define ABORT_WAIT 5.0      /* seconds to wait for the launcher's ack */
@@ -46,6 +51,9 @@ struct tlm_boot {
     unsigned stale;  /* replies still due for GETs/ABORTs that timed out */
     unsigned char *in;
     size_t in_len;
+#if TLM_HAVE_PMIX
+    tlm_boot_pmix_t *pmix; /* non-NULL: every call goes to PMIx */
+#endif
     /* singleton store */
     boot_kv_t *kv;
     size_t nkv;
@@ -437,8 +445,23 @@ static int hello(tlm_boot_t *b)
 
 /* ---- public (internal) API ---------------------------------------------- */
 
+/* The rank a key belongs to: its ".<rank>" suffix, or -1. */
+static int key_rank(const char *key)
+{
+    const char *dot = strrchr(key, '.');
+    if (!dot || !dot[1])
+        return -1;
+    char *end;
+    long r = strtol(dot + 1, &end, 10);
+    return *end || r < 0 || r > INT32_MAX ? -1 : (int)r;
+}
+
 static void boot_free(tlm_boot_t *b)
 {
+#if TLM_HAVE_PMIX
+    if (b->pmix)
+        tlm_boot_pmix_close(b->pmix);
+#endif
     if (b->fd >= 0)
         close(b->fd);
     for (size_t i = 0; i < b->nkv; i++) {
@@ -458,6 +481,44 @@ int tlm_core_boot_open(const tlm_boot_params_t *p, tlm_boot_t **boot_p)
     }
     const char *addr = p->kvs_addr ? p->kvs_addr : "";
     const char *jobid = p->jobid ? p->jobid : "";
+    const char *mode = p->mode && p->mode[0] ? p->mode : "auto";
+    bool want_pmix = strcmp(mode, "pmix") == 0 ||
+                     (strcmp(mode, "auto") == 0 && !addr[0] && p->pmix_env);
+    if (strcmp(mode, "auto") && strcmp(mode, "pmix") &&
+        strcmp(mode, "telemem") && strcmp(mode, "singleton")) {
+        tlm_error("TELEMEM_BOOTSTRAP=\"%s\" is invalid: expected auto, "
+                  "telemem, pmix or singleton", mode);
+        return TELEMEM_ERR_CONFIG;
+    }
+    if (want_pmix) {
+#if TLM_HAVE_PMIX
+        tlm_boot_t *b = calloc(1, sizeof(*b));
+        if (b == NULL)
+            return TELEMEM_ERR_NO_MEMORY;
+        b->fd = -1;
+        int rc = tlm_boot_pmix_open(&b->pmix, &b->rank, &b->size, b->jobid,
+                                    sizeof(b->jobid));
+        if (rc != TELEMEM_OK) {
+            b->pmix = NULL;
+            boot_free(b);
+            return rc;
+        }
+        *boot_p = b;
+        return TELEMEM_OK;
+#else
+        tlm_error("started by a PMIx launcher (or TELEMEM_BOOTSTRAP=pmix), "
+                  "but this Telemem was built without PMIx (libpmix-dev): "
+                  "start the job with telemem-run");
+        return TELEMEM_ERR_BOOTSTRAP;
+#endif
+    }
+    if (strcmp(mode, "singleton") == 0)
+        addr = "";
+    if (strcmp(mode, "telemem") == 0 && !addr[0]) {
+        tlm_error("TELEMEM_BOOTSTRAP=telemem but TELEMEM_KVS is not set: "
+                  "start the job with telemem-run");
+        return TELEMEM_ERR_BOOTSTRAP;
+    }
     int singleton = addr[0] == '\0';
     if (singleton && !(p->rank == -1 || (p->rank == 0 && p->size <= 1))) {
         tlm_error("TELEMEM_RANK is %d but TELEMEM_KVS is not set: start the "
@@ -599,6 +660,10 @@ int tlm_core_boot_put(tlm_boot_t *b, const char *key, const void *val,
                   val ? "too large a" : "NULL", len, WIRE_MAX_VAL);
         return TELEMEM_ERR_INVALID_ARG;
     }
+#if TLM_HAVE_PMIX
+    if (b->pmix)
+        return tlm_boot_pmix_put(b->pmix, key, val, len);
+#endif
     if (b->fd < 0)
         return local_put(b, key, val, len);
     if ((rc = check_usable(b, "put")) != TELEMEM_OK)
@@ -632,6 +697,10 @@ int tlm_core_boot_fence(tlm_boot_t *b)
         tlm_error("kvs fence: NULL handle");
         return TELEMEM_ERR_INVALID_ARG;
     }
+#if TLM_HAVE_PMIX
+    if (b->pmix)
+        return tlm_boot_pmix_fence(b->pmix);
+#endif
     if (b->fd < 0)
         return TELEMEM_OK;
     if (b->fence_state == FENCE_DONE) {
@@ -672,6 +741,16 @@ int tlm_core_boot_get(tlm_boot_t *b, const char *key, void *buf, size_t cap,
     int rc = check_key(key, "get");
     if (rc != TELEMEM_OK)
         return rc;
+#if TLM_HAVE_PMIX
+    if (b->pmix) {
+        int owner = key_rank(key);
+        if (owner < 0 || owner >= b->size) {
+            tlm_error("kvs get %s: the key names no rank", key);
+            return TELEMEM_ERR_INVALID_ARG;
+        }
+        return tlm_boot_pmix_get(b->pmix, owner, key, buf, cap, len_p);
+    }
+#endif
     const void *val;
     size_t len;
     if (b->fd < 0) {
@@ -741,6 +820,12 @@ void tlm_core_boot_abort(tlm_boot_t *b, int exit_status, const char *why)
 {
     if (why == NULL)
         why = "";
+#if TLM_HAVE_PMIX
+    if (b && b->pmix) {
+        tlm_boot_pmix_abort(b->pmix, exit_status, why);
+        return;
+    }
+#endif
     if (b == NULL || b->fd < 0 || b->broken) {
         tlm_error("abort with status %d: %s%s", exit_status, why,
                   b && b->fd >= 0 ? " (launcher unreachable)" : "");

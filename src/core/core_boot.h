@@ -1,8 +1,10 @@
 /* core_boot.h - bootstrap contract: rank, size and a key-value store
- * (put / fence / get) from the launcher, or a singleton job without one. */
+ * (put / fence / get) from the launcher (telemem-run, or PMIx under mpirun
+ * and srun), or a singleton job without one. */
 #ifndef TLM_CORE_BOOT_H
 #define TLM_CORE_BOOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* What the core read from the configuration (never from getenv here). */
@@ -12,6 +14,9 @@ typedef struct tlm_boot_params {
     const char *kvs_addr; /* TELEMEM_KVS "host:port", "" when unset */
     const char *jobid;    /* TELEMEM_JOBID, "" when unset */
     double timeout;       /* seconds a KVS call may block; 0 = forever */
+    const char *mode;     /* TELEMEM_BOOTSTRAP: auto, telemem, pmix,
+                           * singleton */
+    bool pmix_env;        /* started by a PMIx launcher (PMIX_NAMESPACE) */
 } tlm_boot_params_t;
 
 typedef struct tlm_boot tlm_boot_t;
@@ -27,7 +32,8 @@ int tlm_core_boot_size(const tlm_boot_t *b);
 const char *tlm_core_boot_jobid(const tlm_boot_t *b);
 
 /* Publish key -> value (binary, up to 64 KiB).  Visible to others after the
- * next fence.  Keys are NUL-terminated, < 256 bytes. */
+ * next fence.  Keys are NUL-terminated, < 256 bytes, and end in ".<rank>",
+ * the rank that publishes them (PMIx stores values per rank). */
 int tlm_core_boot_put(tlm_boot_t *b, const char *key, const void *val,
                       size_t len);
 /* Collective over all ranks: returns when every rank has called it.  Puts

@@ -141,6 +141,12 @@ int tlm_core_config_init(tlm_config_t *cfg)
     return rc;
 }
 
+bool tlm_core_config_pmix_launched(void)
+{
+    const char *ns = getenv("PMIX_NAMESPACE");
+    return ns && ns[0];
+}
+
 const char *tlm_core_config_string(void)
 {
     return config_text ? config_text : "";

@@ -26,5 +26,8 @@ int tlm_core_config_init(tlm_config_t *cfg);
 /* Text block "NAME = value (default|set)" per line; owned by the module. */
 const char *tlm_core_config_string(void);
 void tlm_core_config_fini(void);
+/* True when a PMIx launcher (mpirun, srun --mpi=pmix) started this process:
+ * it sets PMIX_NAMESPACE (read here, the one reader of the environment). */
+bool tlm_core_config_pmix_launched(void);
 
 #endif

@@ -258,6 +258,8 @@ static int initialize(int level, bool progress_thread)
         .kvs_addr = c->KVS,
         .jobid = c->JOBID,
         .timeout = c->TIMEOUT,
+        .mode = c->BOOTSTRAP,
+        .pmix_env = tlm_core_config_pmix_launched(),
     };
     rc = tlm_core_boot_open(&bp, &tlm_core.boot);
     if (rc != TELEMEM_OK) {
