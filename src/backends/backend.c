@@ -1,6 +1,9 @@
 /* backend.c - the list of built-in backends, the choice of which to open
- * (TELEMEM_TRANSPORT), the check that no ops slot is NULL, and the stubs
- * that fill optional slots. */
+ * (TELEMEM_TRANSPORT: shm on this node, the first available network
+ * backend to other nodes), the check that no ops slot is NULL, and the
+ * stubs that fill optional slots.  The only file that knows which backends
+ * this build has. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,16 +12,51 @@
 #include "util/log.h"
 #include "util/util.h"
 
+#include "tlm_build_config.h"
+
 extern const tlm_backend_t tlm_shm_backend;
 extern const tlm_backend_t tlm_loop_backend;
+#if TLM_HAVE_OFI
+extern const tlm_backend_t tlm_ofi_backend;
+#endif
+#if TLM_HAVE_UCX
+extern const tlm_backend_t tlm_ucx_backend;
+#endif
 
 /* In order of preference: a rank is reached by the first that can, and
  * transports are progressed in this order (shm first: loop carries only a
  * rank's messages to itself). */
 static const tlm_backend_t *const backends[] = {
     &tlm_shm_backend,
+#if TLM_HAVE_OFI
+    &tlm_ofi_backend,
+#endif
+#if TLM_HAVE_UCX
+    &tlm_ucx_backend,
+#endif
     &tlm_loop_backend,
 };
+
+/* "shm, ofi, ucx": what TELEMEM_TRANSPORT may name in this build. */
+static void names(char *buf, size_t n)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < TLM_ARRAY_SIZE(backends); i++) {
+        if (backends[i] == &tlm_loop_backend)
+            continue;
+        size_t l = strlen(buf);
+        snprintf(buf + l, n - l, "%s%s", l ? ", " : "", backends[i]->name);
+    }
+}
+
+static const tlm_backend_t *by_name(const char *name)
+{
+    for (size_t i = 0; i < TLM_ARRAY_SIZE(backends); i++)
+        if (backends[i] != &tlm_loop_backend &&
+            strcmp(backends[i]->name, name) == 0)
+            return backends[i];
+    return NULL;
+}
 
 int tlm_backend_check(const tlm_transport_t *tp)
 {
@@ -33,9 +71,14 @@ int tlm_backend_check(const tlm_transport_t *tp)
 
 int tlm_backend_check_config(const char *want, const tlm_transport_params_t *p)
 {
-    if (strcmp(want, "auto") != 0 && strcmp(want, "shm") != 0) {
-        tlm_error("TELEMEM_TRANSPORT=\"%s\" is invalid: expected auto or shm "
-                  "(this build has: shm)", want);
+    if (strcmp(want, "auto") != 0 && !by_name(want)) {
+        char have[128];
+        names(have, sizeof(have));
+        bool known = !strcmp(want, "ofi") || !strcmp(want, "ucx");
+        tlm_error("TELEMEM_TRANSPORT=\"%s\" is %s: expected auto or one of "
+                  "this build's transports: %s", want,
+                  known ? "not built in (its -dev package was missing at "
+                          "build time)" : "invalid", have);
         return TELEMEM_ERR_CONFIG;
     }
     for (size_t i = 0; i < TLM_ARRAY_SIZE(backends); i++) {
@@ -46,20 +89,53 @@ int tlm_backend_check_config(const char *want, const tlm_transport_params_t *p)
     return TELEMEM_OK;
 }
 
+/* The network backend for ranks on other nodes: the one named, or under
+ * auto the first this machine can use. */
+static const tlm_backend_t *network_choice(const char *want,
+                                          const tlm_transport_params_t *p)
+{
+    if (strcmp(want, "auto") != 0) {
+        const tlm_backend_t *b = by_name(want);
+        return b && b->network ? b : NULL;
+    }
+    for (size_t i = 0; i < TLM_ARRAY_SIZE(backends); i++) {
+        const tlm_backend_t *b = backends[i];
+        if (b->network && (!b->available || b->available(p)))
+            return b;
+    }
+    return NULL;
+}
+
 int tlm_backend_open_all(const char *want, const tlm_transport_params_t *p,
                          tlm_backend_add_fn_t add)
 {
     bool *reach = calloc((size_t)p->size, sizeof(bool));
     if (!reach)
         return TELEMEM_ERR_NO_MEMORY;
+    /* Every rank makes the same choices (the set-ups are collective): shm
+     * when several ranks share a node and shm is allowed; a network
+     * backend when it is named, or under auto when the job spans nodes. */
+    bool multi_node = false, use_shm;
+    for (int r = 0; r < p->size; r++)
+        multi_node |= !p->same_node[r];
+    use_shm = p->size > 1 &&
+              (strcmp(want, "auto") == 0 || strcmp(want, "shm") == 0);
+    const tlm_backend_t *net = NULL;
+    if (strcmp(want, "auto") != 0 && strcmp(want, "shm") != 0)
+        net = network_choice(want, p);
+    else if (strcmp(want, "auto") == 0 && multi_node)
+        net = network_choice(want, p);
+    if (strcmp(want, "auto") == 0 && multi_node && !net)
+        tlm_warn("the job spans several nodes but this build has no usable "
+                 "network transport (libfabric / UCX)");
     int rc = TELEMEM_OK;
-    /* loop carries messages to self.  Every rank opens shm when the job has
-     * more than one rank, since its set-up is collective. */
     for (size_t i = 0; rc == TELEMEM_OK && i < TLM_ARRAY_SIZE(backends); i++) {
         const tlm_backend_t *b = backends[i];
         tlm_transport_t *tp = NULL;
-        if (b == &tlm_shm_backend && p->size == 1)
+        if (b == &tlm_shm_backend ? !use_shm
+                                  : (b != &tlm_loop_backend && b != net))
             continue;
+        memset(reach, 0, (size_t)p->size * sizeof(bool));
         rc = b->query(p, reach);
         if (rc == TELEMEM_OK)
             rc = b->open(p, &tp);

@@ -28,6 +28,7 @@ typedef struct tlm_transport_params {
     long shm_buf_count;
     long shm_ring;
     bool progress_thread;    /* this process sleeps on a doorbell */
+    const char *ofi_provider; /* TELEMEM_OFI_PROVIDER, "" = libfabric's pick */
     tlm_deliver_fn_t deliver;
     void *deliver_arg;
 } tlm_transport_params_t;
@@ -89,6 +90,10 @@ typedef struct tlm_backend {
     /* Which ranks this backend can reach: sets reach[r] for each. */
     int (*query)(const tlm_transport_params_t *p, bool *reach);
     int (*open)(const tlm_transport_params_t *p, tlm_transport_t **tp_p);
+    /* Network backends: can this machine use it (a library probe, no
+     * communication)?  NULL: always. */
+    int (*available)(const tlm_transport_params_t *p);
+    bool network;  /* reaches other nodes */
 } tlm_backend_t;
 
 #define TLM_BACKEND_ABI 1

@@ -4,7 +4,9 @@
  * keeps the README in step).  Types: SIZE (units k/m/g), INT, BOOL (y/n/1/0),
  * SECONDS ("30", "200ms", "2m"), STRING, LOGLEVEL. */
 TLM_CONFIG(TRANSPORT, STRING, "auto",
-           "Transport to other ranks: auto (shm on this node) or shm")
+           "Transport to other ranks: auto (shm on this node, the first usable network transport to other nodes), shm, ofi or ucx (all ranks)")
+TLM_CONFIG(OFI_PROVIDER, STRING, "",
+           "libfabric provider for the ofi transport, e.g. tcp;ofi_rxm, shm, verbs;ofi_rxm; empty = libfabric's first reliable-datagram provider")
 TLM_CONFIG(SHM_BUF_SIZE, SIZE, "16k",
            "Payload bytes of one shared-memory message buffer; larger transfers are cut into fragments of this size")
 TLM_CONFIG(SHM_BUF_COUNT, INT, "256",

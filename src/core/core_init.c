@@ -158,6 +158,7 @@ static tlm_transport_params_t transport_params(void)
         .shm_buf_count = tlm_core.cfg.SHM_BUF_COUNT,
         .shm_ring = tlm_core.cfg.SHM_RING,
         .progress_thread = tlm_core.cfg.PROGRESS_THREAD,
+        .ofi_provider = tlm_core.cfg.OFI_PROVIDER,
         .deliver = tlm_am_deliver,
         .deliver_arg = NULL,
     };

@@ -1,0 +1,432 @@
+/* ucx_transport.c - the UCX transport: one UCP worker per process, UCP
+ * active messages (eager, one handler id) carrying Telemem's messages, the
+ * sender's rank in the AM header, endpoints created on first send from the
+ * worker addresses exchanged through the bootstrap store.  UCX_TLS selects
+ * the wires as usual (tcp, sysv/posix/cma, rc/ud on InfiniBand). */
+#define TLM_LOG_SUBSYS "ucx"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucp/api/ucp.h>
+
+#include "telemem.h"
+#include "backends/transport.h"
+#include "util/log.h"
+#include "util/util.h"
+
+#define UCX_PAYLOAD (16u * 1024u)
+#define UCX_HDR_ROOM 256u
+#define UCX_MSG (UCX_PAYLOAD + UCX_HDR_ROOM)
+#define UCX_TX_COUNT 256
+#define UCX_AM_ID 7
+#define UCX_ADDR_MAX 4096
+
+/* A received message kept until the progress call delivers it (handlers
+ * may send; UCX callbacks should not). */
+typedef struct ucx_rx {
+    struct ucx_rx *next;
+    int src;
+    size_t len;
+    uint64_t data[]; /* 8-byte aligned */
+} ucx_rx_t;
+
+typedef struct ucx_transport {
+    tlm_transport_t super;
+    tlm_deliver_fn_t deliver;
+    void *deliver_arg;
+    int rank, size;
+    ucp_context_h ctx;
+    ucp_worker_h worker;
+    ucp_ep_h *eps;          /* by rank, created on first send */
+    uint8_t **addrs;        /* peers' worker addresses */
+    size_t *addr_lens;
+    bool *dead;
+    bool closing;           /* peers leaving now is expected */
+    uint8_t *tx_pool;
+    uint32_t tx_hdr[UCX_TX_COUNT]; /* the AM header (our rank) per send:
+                                    * UCX may read it until completion */
+    int tx_free[UCX_TX_COUNT];
+    int ntx_free;
+    ucx_rx_t *rx_head, *rx_tail;
+} ucx_transport_t;
+
+typedef struct ucx_tx_ref {
+    ucx_transport_t *ut;
+    int index;
+} ucx_tx_ref_t;
+
+static ucx_tx_ref_t tx_refs[UCX_TX_COUNT];
+
+static ucs_status_t on_am(void *arg, const void *header, size_t header_len,
+                          void *data, size_t len,
+                          const ucp_am_recv_param_t *param)
+{
+    ucx_transport_t *ut = arg;
+    uint32_t src;
+    if (header_len != sizeof(src) ||
+        (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
+        tlm_warn("dropped an unexpected UCX active message (%zu bytes)", len);
+        return UCS_OK;
+    }
+    memcpy(&src, header, sizeof(src));
+    ucx_rx_t *m = malloc(sizeof(*m) + TLM_ALIGN_UP(len, 8u));
+    if (!m) {
+        tlm_error("no memory for a %zu-byte message from rank %u", len, src);
+        return UCS_OK;
+    }
+    m->next = NULL;
+    m->src = (int)src;
+    m->len = len;
+    memcpy(m->data, data, len);
+    if (ut->rx_tail)
+        ut->rx_tail->next = m;
+    else
+        ut->rx_head = m;
+    ut->rx_tail = m;
+    return UCS_OK;
+}
+
+static int ucx_progress(tlm_transport_t *tp, int max)
+{
+    ucx_transport_t *ut = tlm_container_of(tp, ucx_transport_t, super);
+    while (ucp_worker_progress(ut->worker))
+        ;
+    int n = 0;
+    while (ut->rx_head && n < max) {
+        ucx_rx_t *m = ut->rx_head;
+        ut->rx_head = m->next;
+        if (!ut->rx_head)
+            ut->rx_tail = NULL;
+        if (m->src >= 0 && m->src < ut->size)
+            ut->deliver(ut->deliver_arg, m->src, m->data, m->len);
+        free(m);
+        n++;
+    }
+    return n;
+}
+
+static void on_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+    ucx_transport_t *ut = arg;
+    for (int r = 0; r < ut->size; r++) {
+        if (ut->eps[r] == ep && !ut->dead[r]) {
+            /* Also what a peer that finished and exited looks like: the
+             * core reports a death only if it waits for that peer. */
+            tlm_debug("connection to rank %d lost: %s", r,
+                      ucs_status_string(status));
+            ut->dead[r] = true;
+        }
+    }
+}
+
+static int ucx_connect(tlm_transport_t *tp, int peer)
+{
+    ucx_transport_t *ut = tlm_container_of(tp, ucx_transport_t, super);
+    if (ut->eps[peer])
+        return TELEMEM_OK;
+    ucp_ep_params_t ep = {
+        .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
+                      UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                      UCP_EP_PARAM_FIELD_ERR_HANDLER,
+        .address = (const ucp_address_t *)ut->addrs[peer],
+        .err_mode = UCP_ERR_HANDLING_MODE_PEER,
+        .err_handler = {.cb = on_ep_error, .arg = ut},
+    };
+    ucs_status_t st = ucp_ep_create(ut->worker, &ep, &ut->eps[peer]);
+    if (st == UCS_ERR_UNREACHABLE) {
+        /* Shared-memory wires (sysv, posix) cannot report a dead peer:
+         * connect without that; the launcher still notices deaths. */
+        ep.field_mask &= ~(uint64_t)(UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                                     UCP_EP_PARAM_FIELD_ERR_HANDLER);
+        st = ucp_ep_create(ut->worker, &ep, &ut->eps[peer]);
+        if (st == UCS_OK)
+            tlm_debug("rank %d: connected without peer-failure detection",
+                      peer);
+    }
+    if (st != UCS_OK) {
+        tlm_error("ucp_ep_create to rank %d: %s", peer,
+                  ucs_status_string(st));
+        ut->eps[peer] = NULL;
+        return TELEMEM_ERR_TRANSPORT;
+    }
+    return TELEMEM_OK;
+}
+
+static void on_sent(void *request, ucs_status_t status, void *user)
+{
+    ucx_tx_ref_t *ref = user;
+    ref->ut->tx_free[ref->ut->ntx_free++] = ref->index;
+    if (status != UCS_OK)
+        tlm_debug("a send completed with %s", ucs_status_string(status));
+    ucp_request_free(request);
+}
+
+static int take_tx(ucx_transport_t *ut)
+{
+    if (ut->ntx_free == 0)
+        ucp_worker_progress(ut->worker);
+    return ut->ntx_free ? ut->tx_free[--ut->ntx_free] : -1;
+}
+
+static int post(ucx_transport_t *ut, int peer, int i, size_t len)
+{
+    ut->tx_hdr[i] = (uint32_t)ut->rank;
+    tx_refs[i] = (ucx_tx_ref_t){ut, i};
+    ucp_request_param_t prm = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                        UCP_OP_ATTR_FIELD_USER_DATA |
+                        UCP_OP_ATTR_FIELD_FLAGS,
+        .cb = {.send = on_sent},
+        .user_data = &tx_refs[i],
+        .flags = UCP_AM_SEND_FLAG_EAGER,
+    };
+    ucs_status_ptr_t r = ucp_am_send_nbx(ut->eps[peer], UCX_AM_ID,
+                                         &ut->tx_hdr[i], sizeof(uint32_t),
+                                         ut->tx_pool + (size_t)i * UCX_MSG,
+                                         len, &prm);
+    if (r == NULL) {
+        ut->tx_free[ut->ntx_free++] = i; /* done at once */
+        return TELEMEM_OK;
+    }
+    if (UCS_PTR_IS_ERR(r)) {
+        ut->tx_free[ut->ntx_free++] = i;
+        tlm_error("ucp_am_send_nbx to rank %d: %s", peer,
+                  ucs_status_string(UCS_PTR_STATUS(r)));
+        ut->dead[peer] = true;
+        return TELEMEM_ERR_PEER_DEAD;
+    }
+    return TELEMEM_OK; /* on_sent frees the buffer */
+}
+
+static int ucx_send(tlm_transport_t *tp, int peer, const void *hdr,
+                    size_t hdr_len, const struct iovec *iov, int iovcnt)
+{
+    ucx_transport_t *ut = tlm_container_of(tp, ucx_transport_t, super);
+    size_t len = hdr_len;
+    for (int k = 0; k < iovcnt; k++)
+        len += iov[k].iov_len;
+    if (len > UCX_MSG)
+        return TELEMEM_ERR_INVALID_ARG;
+    if (ut->dead[peer])
+        return TELEMEM_ERR_PEER_DEAD;
+    int rc = ucx_connect(tp, peer);
+    if (rc != TELEMEM_OK)
+        return rc;
+    int i = take_tx(ut);
+    if (i < 0)
+        return TELEMEM_ERR_AGAIN;
+    uint8_t *d = ut->tx_pool + (size_t)i * UCX_MSG;
+    memcpy(d, hdr, hdr_len);
+    d += hdr_len;
+    for (int k = 0; k < iovcnt; k++) {
+        memcpy(d, iov[k].iov_base, iov[k].iov_len);
+        d += iov[k].iov_len;
+    }
+    return post(ut, peer, i, len);
+}
+
+static int ucx_send_fill(tlm_transport_t *tp, int peer, const void *hdr,
+                         size_t hdr_len, size_t len, tlm_fill_fn_t fill,
+                         void *arg)
+{
+    ucx_transport_t *ut = tlm_container_of(tp, ucx_transport_t, super);
+    if (hdr_len + len > UCX_MSG)
+        return TELEMEM_ERR_INVALID_ARG;
+    if (ut->dead[peer])
+        return TELEMEM_ERR_PEER_DEAD;
+    int rc = ucx_connect(tp, peer);
+    if (rc != TELEMEM_OK)
+        return rc;
+    int i = take_tx(ut);
+    if (i < 0)
+        return TELEMEM_ERR_AGAIN;
+    uint8_t *d = ut->tx_pool + (size_t)i * UCX_MSG;
+    memcpy(d, hdr, hdr_len);
+    if (len)
+        fill(d + hdr_len, len, arg);
+    return post(ut, peer, i, hdr_len + len);
+}
+
+static int ucx_peer_alive(tlm_transport_t *tp, int peer)
+{
+    ucx_transport_t *ut = tlm_container_of(tp, ucx_transport_t, super);
+    return ut->dead[peer] ? TELEMEM_ERR_PEER_DEAD : TELEMEM_OK;
+}
+
+static void ucx_close(tlm_transport_t *tp)
+{
+    ucx_transport_t *ut = tlm_container_of(tp, ucx_transport_t, super);
+    ut->closing = true;
+    if (ut->worker) {
+        double end = tlm_util_now() + 2.0;
+        while (ut->ntx_free < UCX_TX_COUNT && tlm_util_now() < end)
+            ucp_worker_progress(ut->worker);
+        for (int r = 0; ut->eps && r < ut->size; r++) {
+            if (!ut->eps[r])
+                continue;
+            /* Flush mode: what was sent reaches the peer first. */
+            ucp_request_param_t prm = {.op_attr_mask = 0};
+            ucs_status_ptr_t req = ucp_ep_close_nbx(ut->eps[r], &prm);
+            double until = tlm_util_now() + 2.0;
+            while (UCS_PTR_IS_PTR(req) &&
+                   ucp_request_check_status(req) == UCS_INPROGRESS &&
+                   tlm_util_now() < until)
+                ucp_worker_progress(ut->worker);
+            if (UCS_PTR_IS_PTR(req))
+                ucp_request_free(req);
+        }
+        while (ut->rx_head) {
+            ucx_rx_t *m = ut->rx_head;
+            ut->rx_head = m->next;
+            free(m);
+        }
+        ucp_worker_destroy(ut->worker);
+    }
+    if (ut->ctx)
+        ucp_cleanup(ut->ctx);
+    for (int r = 0; ut->addrs && r < ut->size; r++)
+        free(ut->addrs[r]);
+    free(ut->addrs);
+    free(ut->addr_lens);
+    free(ut->eps);
+    free(ut->dead);
+    free(ut->tx_pool);
+    free(ut);
+}
+
+static const tlm_transport_ops_t ucx_ops = {
+    .connect = ucx_connect,
+    .send = ucx_send,
+    .send_fill = ucx_send_fill,
+    .progress = ucx_progress,
+    .peer_alive = ucx_peer_alive,
+    .close = ucx_close,
+};
+
+static int ucx_check(const tlm_transport_params_t *p)
+{
+    return TELEMEM_OK;
+}
+
+static int ucx_query(const tlm_transport_params_t *p, bool *reach)
+{
+    for (int r = 0; r < p->size; r++)
+        reach[r] = r != p->rank;
+    return TELEMEM_OK;
+}
+
+static int ucx_available(const tlm_transport_params_t *p)
+{
+    ucp_config_t *cfg;
+    if (ucp_config_read(NULL, NULL, &cfg) != UCS_OK)
+        return 0;
+    ucp_config_release(cfg);
+    return 1;
+}
+
+static int ucx_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
+{
+    int rc = TELEMEM_OK;
+    ucx_transport_t *ut = calloc(1, sizeof(*ut));
+    if (!ut)
+        return TELEMEM_ERR_NO_MEMORY;
+    ut->super.ops = &ucx_ops;
+    ut->super.name = "ucx";
+    ut->super.max_msg = UCX_MSG;
+    ut->deliver = p->deliver;
+    ut->deliver_arg = p->deliver_arg;
+    ut->rank = p->rank;
+    ut->size = p->size;
+    ut->eps = calloc((size_t)p->size, sizeof(*ut->eps));
+    ut->addrs = calloc((size_t)p->size, sizeof(*ut->addrs));
+    ut->addr_lens = calloc((size_t)p->size, sizeof(size_t));
+    ut->dead = calloc((size_t)p->size, sizeof(bool));
+    ut->tx_pool = malloc((size_t)UCX_TX_COUNT * UCX_MSG);
+    ucp_address_t *addr = NULL;
+    size_t alen = 0;
+    char key[64];
+    if (!ut->eps || !ut->addrs || !ut->addr_lens || !ut->dead ||
+        !ut->tx_pool) {
+        rc = TELEMEM_ERR_NO_MEMORY;
+        goto out;
+    }
+    for (int i = 0; i < UCX_TX_COUNT; i++)
+        ut->tx_free[i] = UCX_TX_COUNT - 1 - i;
+    ut->ntx_free = UCX_TX_COUNT;
+    ucp_params_t up = {.field_mask = UCP_PARAM_FIELD_FEATURES,
+                       .features = UCP_FEATURE_AM};
+    ucs_status_t st = ucp_init(&up, NULL, &ut->ctx);
+    if (st != UCS_OK) {
+        tlm_error("ucp_init: %s", ucs_status_string(st));
+        ut->ctx = NULL;
+        rc = TELEMEM_ERR_TRANSPORT;
+        goto out;
+    }
+    ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+                              .thread_mode = UCS_THREAD_MODE_SINGLE};
+    st = ucp_worker_create(ut->ctx, &wp, &ut->worker);
+    if (st != UCS_OK) {
+        tlm_error("ucp_worker_create: %s", ucs_status_string(st));
+        ut->worker = NULL;
+        rc = TELEMEM_ERR_TRANSPORT;
+        goto out;
+    }
+    ucp_am_handler_param_t hp = {
+        .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
+                      UCP_AM_HANDLER_PARAM_FIELD_CB |
+                      UCP_AM_HANDLER_PARAM_FIELD_ARG,
+        .id = UCX_AM_ID,
+        .cb = on_am,
+        .arg = ut,
+    };
+    st = ucp_worker_set_am_recv_handler(ut->worker, &hp);
+    if (st == UCS_OK)
+        st = ucp_worker_get_address(ut->worker, &addr, &alen);
+    if (st != UCS_OK || alen > UCX_ADDR_MAX) {
+        tlm_error("UCX worker set-up: %s", st != UCS_OK
+                  ? ucs_status_string(st) : "address too long");
+        rc = TELEMEM_ERR_TRANSPORT;
+    }
+out:;
+    snprintf(key, sizeof(key), "ucx.%d", p->rank);
+    int brc = tlm_core_boot_put(p->boot, key, addr,
+                                rc == TELEMEM_OK ? alen : 0);
+    if (addr)
+        ucp_worker_release_address(ut->worker, addr);
+    int frc = tlm_core_boot_fence(p->boot);
+    if (rc == TELEMEM_OK)
+        rc = brc != TELEMEM_OK ? brc : frc;
+    for (int r = 0; rc == TELEMEM_OK && r < p->size; r++) {
+        size_t len = 0;
+        ut->addrs[r] = malloc(UCX_ADDR_MAX);
+        if (!ut->addrs[r]) {
+            rc = TELEMEM_ERR_NO_MEMORY;
+            break;
+        }
+        snprintf(key, sizeof(key), "ucx.%d", r);
+        rc = tlm_core_boot_get(p->boot, key, ut->addrs[r], UCX_ADDR_MAX,
+                               &len);
+        if (rc == TELEMEM_OK && len == 0) {
+            tlm_error("rank %d could not open its UCX worker", r);
+            rc = TELEMEM_ERR_TRANSPORT;
+        }
+        ut->addr_lens[r] = len;
+    }
+    if (rc != TELEMEM_OK) {
+        ucx_close(&ut->super);
+        return rc;
+    }
+    tlm_debug("ucx open");
+    *tp_p = &ut->super;
+    return TELEMEM_OK;
+}
+
+const tlm_backend_t tlm_ucx_backend = {
+    .name = "ucx",
+    .abi = TLM_BACKEND_ABI,
+    .check = ucx_check,
+    .query = ucx_query,
+    .open = ucx_open,
+    .available = ucx_available,
+    .network = true,
+};
