@@ -55,6 +55,7 @@ typedef struct rank {
     int hello;        /* has joined the store */
     int gone;         /* can take no further part in a fence */
     double lost_at;   /* connection dropped without BYE, process alive */
+    int host;         /* index in J.hosts (-H), 0 otherwise */
     stream_t io[2];
 } rank_t;
 
@@ -65,6 +66,14 @@ typedef struct kv {
     size_t vlen;
     char key[];
 } kv_t;
+
+#define MAX_HOSTS 1024
+
+typedef struct run_host {
+    char name[256];
+    int slots;
+    int local;        /* this machine: started without the remote shell */
+} run_host_t;
 
 /* The one job this launcher runs. */
 typedef struct run_job {
@@ -79,6 +88,10 @@ typedef struct run_job {
     int verbose;
     char *const *argv;
     char *path;
+    run_host_t *hosts; /* -H; NULL: every rank on this host */
+    int nhosts;
+    const char *rsh;   /* --rsh command ("ssh %h") */
+    const char *kvs_host; /* --kvs-addr, or picked when hosts are remote */
     /* job */
     pid_t self;
     char jobid[WIRE_MAX_JOBID + 1];
@@ -131,6 +144,14 @@ void run_conn_process(conn_t *c);
 void run_mark_gone(int rank, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void run_free_dead_conns(void);
+
+/* run_hosts.c: -H host:slots,...; returns the slot total or -1 */
+int run_hosts_parse(const char *list);
+void run_hosts_assign(void);
+int run_hosts_any_remote(void);
+int run_hosts_default_addr(char *buf, size_t cap);
+/* argv (malloc'ed) that starts rank on its host through the remote shell */
+char **run_hosts_rsh_argv(int rank);
 
 /* run_output.c */
 void run_stream_read(int rank, stream_t *s);

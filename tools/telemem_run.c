@@ -1,6 +1,7 @@
-/* telemem_run.c - telemem-run: starts N ranks on this host, ends the job
- * cleanly on any failure; main loop of the store (run_kvs.c) and of the
- * tagged output (run_output.c). */
+/* telemem_run.c - telemem-run: starts N ranks on this host (or on the
+ * hosts of -H through a remote shell, run_hosts.c), ends the job cleanly on
+ * any failure; main loop of the store (run_kvs.c) and of the tagged output
+ * (run_output.c). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -68,10 +69,25 @@ static void usage(FILE *fp)
 {
     fprintf(fp,
 "Usage: telemem-run -n N [options] [--] prog [args...]\n"
-"Start N ranks of prog on this host with a built-in key-value store.\n"
+"       telemem-run -H host:slots,... [-n N] [--rsh CMD] [options] prog ...\n"
+"Start N ranks of prog on this host (or on the hosts of -H) with a\n"
+"built-in key-value store.\n"
 "\n"
 "Options:\n"
-"  -n, --np N         number of ranks, 1..%d (required)\n"
+"  -n, --np N         number of ranks, 1..%d (required without -H; with -H\n"
+"                     at most the slots, default all slots)\n"
+"  -H, --hosts LIST   hosts and their slots, e.g. node1:2,node2:2; ranks fill\n"
+"                     the slots in order.  localhost (or this host's name)\n"
+"                     is started directly, the others through --rsh\n"
+"      --rsh CMD      remote shell (default \"ssh %%h\"): %%h becomes the\n"
+"                     host (else it is appended); the rank's command follows\n"
+"                     as one shell-quoted word, e.g. --rsh \"ip netns exec\n"
+"                     %%h sh -c\" for network namespaces.  TELEMEM_*, UCX_*,\n"
+"                     FI_*, *SAN_OPTIONS, PATH and LD_LIBRARY_PATH are\n"
+"                     forwarded\n"
+"      --kvs-addr IP  address other hosts reach the store at (default: the\n"
+"                     first non-loopback IPv4 address when -H has remote\n"
+"                     hosts, else 127.0.0.1)\n"
 "      --timeout SEC  kill the whole job after SEC seconds (exit status 124)\n"
 "      --keep-going   when a rank fails, let the others run to their end\n"
 "      --tag-output   prefix every output line of rank r with \"[r] \"\n"
@@ -112,9 +128,13 @@ static void bad_usage(const char *fmt, ...)
 
 static void parse_args(int argc, char **argv)
 {
-    enum { OPT_TIMEOUT = 256, OPT_KEEP, OPT_TAG, OPT_BIND, OPT_VERSION };
+    enum { OPT_TIMEOUT = 256, OPT_KEEP, OPT_TAG, OPT_BIND, OPT_VERSION,
+           OPT_RSH, OPT_KVS_ADDR };
     static const struct option longopts[] = {
         {"np", required_argument, NULL, 'n'},
+        {"hosts", required_argument, NULL, 'H'},
+        {"rsh", required_argument, NULL, OPT_RSH},
+        {"kvs-addr", required_argument, NULL, OPT_KVS_ADDR},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"keep-going", no_argument, NULL, OPT_KEEP},
         {"tag-output", no_argument, NULL, OPT_TAG},
@@ -126,9 +146,11 @@ static void parse_args(int argc, char **argv)
     };
     opterr = 0;
     J.n = -1;
+    J.rsh = "ssh %h";
+    int slots = -1;
     J.bind = -1; /* decided below from the rank and CPU counts */
     for (;;) {
-        int c = getopt_long(argc, argv, "+:n:vh", longopts, NULL);
+        int c = getopt_long(argc, argv, "+:n:H:vh", longopts, NULL);
         if (c == -1)
             break;
         char *end;
@@ -150,6 +172,28 @@ static void parse_args(int argc, char **argv)
                 bad_usage("--timeout: '%s' is not a positive number of "
                           "seconds", optarg);
             break;
+        case 'H':
+            if (!J.hosts)
+                J.hosts = run_xrealloc(NULL, MAX_HOSTS * sizeof(*J.hosts));
+            J.nhosts = 0;
+            slots = run_hosts_parse(optarg);
+            if (slots < 0)
+                bad_usage("-H: '%s' is not a list of host[:slots] (slots "
+                          "1..%d, at most %d hosts)", optarg, MAX_RANKS,
+                          MAX_HOSTS);
+            break;
+        case OPT_RSH:
+            if (!*optarg)
+                bad_usage("--rsh: empty command");
+            J.rsh = optarg;
+            break;
+        case OPT_KVS_ADDR: {
+            struct in_addr ia;
+            if (inet_pton(AF_INET, optarg, &ia) != 1)
+                bad_usage("--kvs-addr: '%s' is not an IPv4 address", optarg);
+            J.kvs_host = optarg;
+            break;
+        }
         case OPT_KEEP:
             J.keep_going = 1;
             break;
@@ -181,6 +225,13 @@ static void parse_args(int argc, char **argv)
                 bad_usage("unknown option '-%c'", optopt);
             bad_usage("unknown option '%s'", argv[optind - 1]);
         }
+    }
+    if (J.nhosts) {
+        if (J.n < 0)
+            J.n = slots;
+        else if (J.n > slots)
+            bad_usage("-n %d: the hosts of -H have only %d slots", J.n,
+                      slots);
     }
     if (J.n < 0)
         bad_usage("the number of ranks is missing (-n N)");
@@ -365,7 +416,8 @@ static void child(int rank, int out_pipe[2], int err_pipe[2])
         _exit(EXIT_INTERNAL);
     sigprocmask(SIG_SETMASK, &J.orig_mask, NULL);
     setrlimit(RLIMIT_NOFILE, &J.orig_nofile);
-    if (J.bind && J.ncpus > 0) {
+    if (J.bind && J.ncpus > 0 &&
+        !(J.nhosts && !J.hosts[J.ranks[rank].host].local)) {
         /* rank r -> the (r mod ncpus)-th CPU of the launcher's own set */
         int want = rank % J.ncpus, seen = 0;
         for (int c = 0; c < CPU_SETSIZE; c++) {
@@ -388,6 +440,16 @@ static void child(int rank, int out_pipe[2], int err_pipe[2])
     if (J.tag_output) {
         dup2(out_pipe[1], 1);
         dup2(err_pipe[1], 2);
+    }
+    if (J.nhosts && !J.hosts[J.ranks[rank].host].local) {
+        char **av = run_hosts_rsh_argv(rank);
+        execvp(av[0], av);
+        char msg[512];
+        int n = snprintf(msg, sizeof(msg), "telemem-run: rank %d: exec %s "
+                         "(--rsh): %s\n", rank, av[0], strerror(errno));
+        ssize_t w = write(2, msg, (size_t)n);
+        (void)w;
+        _exit(EXIT_NOTFOUND);
     }
     snprintf(buf, sizeof(buf), "%d", rank);
     setenv("TELEMEM_RANK", buf, 1);
@@ -461,19 +523,27 @@ static void open_listener(void)
 {
     struct sockaddr_in sa;
     socklen_t sl = sizeof(sa);
+    char host[64] = "127.0.0.1";
+    int remote = J.nhosts && run_hosts_any_remote();
+    if (J.kvs_host)
+        snprintf(host, sizeof(host), "%s", J.kvs_host);
+    else if (remote && run_hosts_default_addr(host, sizeof(host)) != 0)
+        bad_usage("no IPv4 address for other hosts to reach the store: "
+                  "give one with --kvs-addr");
     memset(&sa, 0, sizeof(sa));
     sa.sin_family = AF_INET;
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sa.sin_addr.s_addr = htonl(remote || J.kvs_host ? INADDR_ANY
+                                                    : INADDR_LOOPBACK);
     sa.sin_port = 0; /* the kernel picks */
     J.listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
                          0);
     if (J.listen_fd < 0 || bind(J.listen_fd, (void *)&sa, sizeof(sa)) < 0 ||
         listen(J.listen_fd, SOMAXCONN) < 0 ||
         getsockname(J.listen_fd, (void *)&sa, &sl) < 0) {
-        run_say("kvs socket on 127.0.0.1: %s", strerror(errno));
+        run_say("kvs socket on %s: %s", host, strerror(errno));
         exit(EXIT_INTERNAL);
     }
-    snprintf(J.addr, sizeof(J.addr), "127.0.0.1:%u",
+    snprintf(J.addr, sizeof(J.addr), "%s:%u", host,
              (unsigned)ntohs(sa.sin_port));
 }
 
@@ -725,6 +795,8 @@ int main(int argc, char **argv)
     memset(J.ranks, 0, (size_t)J.n * sizeof(*J.ranks));
     for (int i = 0; i < J.n; i++)
         J.ranks[i].io[0].fd = J.ranks[i].io[1].fd = -1;
+    if (J.nhosts)
+        run_hosts_assign();
     raise_fd_limit();
     make_jobid();
     setup_signals();

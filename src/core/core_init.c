@@ -115,7 +115,9 @@ int telemem_poll(void)
 
 /* ---- start-up ------------------------------------------------------------- */
 
-/* An identifier of this host: hostname plus the kernel's boot id. */
+/* An identifier of this node: hostname, the kernel's boot id and the
+ * network namespace (processes in different network namespaces, as in
+ * containers or the multi-host tests, count as different nodes). */
 static void host_id(char *buf, size_t n)
 {
     char host[256] = "";
@@ -128,7 +130,10 @@ static void host_id(char *buf, size_t n)
         fclose(f);
         boot[strcspn(boot, "\n")] = '\0';
     }
-    snprintf(buf, n, "%s/%s", host, boot);
+    char ns[64] = "";
+    ssize_t k = readlink("/proc/self/ns/net", ns, sizeof(ns) - 1);
+    ns[k > 0 ? k : 0] = '\0';
+    snprintf(buf, n, "%s/%s/%s", host, boot, ns);
 }
 
 static int find_same_node(bool *same)
