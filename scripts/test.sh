@@ -54,6 +54,8 @@ status=0
 run_suite build-test -Dbuildtype=debugoptimized -Dwerror=true || status=1
 if [ "$quick" = 0 ]; then
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
+    # Leaks inside third-party libraries (each entry explained in the file).
+    export LSAN_OPTIONS="suppressions=$PWD/tests/common/lsan.supp:print_suppressions=0"
     export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
     run_suite build-asan -Dbuildtype=debug -Db_sanitize=address,undefined \
         -Db_lundef=false -Dwerror=true || status=1

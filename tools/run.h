@@ -95,7 +95,7 @@ typedef struct run_job {
     /* job */
     pid_t self;
     char jobid[WIRE_MAX_JOBID + 1];
-    char addr[64];
+    char addr[96];
     int listen_fd;
     int sig_fd;
     rank_t *ranks;

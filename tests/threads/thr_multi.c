@@ -144,6 +144,11 @@ int main(int argc, char **argv)
     TT_ASSERT(got == want[me], "counter %" PRId64 ", want %lld", got,
               want[me]);
     TT_CHECK(telemem_free_all(bases[me]));
+    free(want);
+    free(bases);
+    free(slots);
+    free(ctrs);
+    free(adds);
     tt_finalize();
     if (me == 0)
         tt_log("PASS (%d ranks x %d threads x %d operations)", n, NTHREADS,
