@@ -160,45 +160,49 @@ int telemem_mutexes_create(int count, int *set_p)
                                                : "count is negative");
         return TELEMEM_ERR_INVALID_ARG;
     }
-    mx_set_t *ns = realloc(sets, (size_t)(nsets + 1) * sizeof(*ns));
-    if (!ns)
+    int *all = malloc((size_t)tlm_core.nranks * sizeof(int));
+    mx_set_t *ns = all ? realloc(sets, (size_t)(nsets + 1) * sizeof(*ns))
+                       : NULL;
+    if (!ns) {
+        free(all);
+        tlm_error("mutexes_create: out of memory");
         return TELEMEM_ERR_NO_MEMORY;
+    }
     sets = ns;
-    mx_set_t *s = &sets[nsets];
+    /* The set's number is taken now, the same on every rank, and the set
+     * is live before the exchange: a rank that leaves the allgather first
+     * may lock one of ours while we are still inside it (the owner checks
+     * only its own count). */
+    int id = nsets++;
+    mx_set_t *s = &sets[id];
     memset(s, 0, sizeof(*s));
     s->count = count;
     s->m = calloc(count ? (size_t)count : 1, sizeof(*s->m));
     s->counts = calloc((size_t)tlm_core.nranks, sizeof(int));
     if (!s->m || !s->counts) {
-        set_free(s);
         tlm_error("mutexes_create: no memory for %d mutexes", count);
         rc = TELEMEM_ERR_NO_MEMORY;
     }
     for (int i = 0; rc == TELEMEM_OK && i < count; i++)
         s->m[i].holder = -1;
-    /* Set up before the exchange, so requests find it; every rank takes
-     * part even after a local failure (-1 tells the others). */
+    s->live = rc == TELEMEM_OK;
+    /* Every rank takes part even after a local failure (-1 tells the
+     * others). */
     int mine = rc == TELEMEM_OK ? count : -1;
-    int *all = malloc((size_t)tlm_core.nranks * sizeof(int));
-    if (!all) {
-        set_free(s);
-        return TELEMEM_ERR_NO_MEMORY;
-    }
     int crc = telemem_allgather(&mine, all, sizeof(int));
     for (int r = 0; crc == TELEMEM_OK && r < tlm_core.nranks; r++)
         if (all[r] < 0)
             crc = TELEMEM_ERR_NO_MEMORY;
-    if (rc == TELEMEM_OK && crc != TELEMEM_OK)
-        set_free(s);
-    if (rc != TELEMEM_OK || crc != TELEMEM_OK) {
+    if (rc == TELEMEM_OK)
+        rc = crc;
+    if (rc != TELEMEM_OK) {
         free(all);
-        nsets++; /* numbers stay equal on every rank */
-        return rc != TELEMEM_OK ? rc : crc;
+        set_free(s); /* not live: later requests for it are refused */
+        return rc;
     }
     memcpy(s->counts, all, (size_t)tlm_core.nranks * sizeof(int));
     free(all);
-    s->live = true;
-    *set_p = nsets++;
+    *set_p = id;
     return TELEMEM_OK;
 }
 
