@@ -68,7 +68,7 @@ static const char *env(const char *name)
 
 static tlm_boot_params_t params(double timeout)
 {
-    tlm_boot_params_t p;
+    tlm_boot_params_t p = {0}; /* mode "" = auto; not under PMIx */
     const char *r = env("TELEMEM_RANK"), *n = env("TELEMEM_NRANKS");
     p.rank = *r ? atoi(r) : -1;
     p.size = *n ? atoi(n) : -1;
