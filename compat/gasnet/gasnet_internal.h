@@ -1,0 +1,124 @@
+/* gasnet_internal.h - state and helpers shared by libgasnet's source files
+ * (not installed): the job state, the internal active-message ids, the
+ * handler-context bookkeeping, fatal errors and the wait policy. */
+#ifndef TLM_GASNET_INTERNAL_H
+#define TLM_GASNET_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gasnet.h"
+#include "telemem.h"
+
+#if defined(__GNUC__)
+#define TLM_GASNET_LIKELY(x) __builtin_expect(!!(x), 1)
+#define TLM_GASNET_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define TLM_GASNET_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define TLM_GASNET_LIKELY(x) (x)
+#define TLM_GASNET_UNLIKELY(x) (x)
+#define TLM_GASNET_PRINTF(a, b)
+#endif
+
+/* Telemem AM ids.  GASNet handler indices 128..255 are Telemem ids
+ * 128..255 one to one; GASNet's own handlers use ids below 128. */
+enum {
+    TLM_GASNET_AM_ZERO = 1,       /* Medium/Long with 0 payload bytes */
+    TLM_GASNET_AM_EXIT = 2,       /* a node called gasnet_exit(0) */
+    TLM_GASNET_AM_BARRIER = 3,    /* barrier notify */
+    TLM_GASNET_AM_MEMSET = 4,     /* remote memset request */
+    TLM_GASNET_AM_MEMSET_ACK = 5, /* its completion */
+    TLM_GASNET_AM_FIRST_CLIENT = 128
+};
+
+/* The innermost running handler (handlers do not nest today, but a stack
+ * costs nothing). */
+typedef struct tlm_gasnet_frame {
+    telemem_am_token_t tok;
+    int replied;
+    int hsl_at_entry;
+    struct tlm_gasnet_frame *prev;
+} tlm_gasnet_frame_t;
+
+typedef struct tlm_gasnet {
+    bool inited, attached, finalized;
+    int mynode, nodes;
+    /* segments: seg[i] is node i's (after attach) */
+    gasnet_seginfo_t *seg;
+    void *seg_block; /* this node's telemem_malloc_all() block */
+    uintptr_t max_local, max_global;
+    gasnet_nodeinfo_t *nodeinfo;
+    /* client handlers by GASNet index */
+    gasnetc_handler_fn_t handlers[256];
+    /* handler context */
+    tlm_gasnet_frame_t *frame;
+    int hsl_held;
+    /* waiting */
+    unsigned spin_limit;
+    /* exit */
+    volatile int exit_pending; /* another node called gasnet_exit(0) */
+    double exit_pending_since;
+    int exit_code;
+    bool exiting;
+    int exit_joined;         /* other nodes known to be exiting */
+    unsigned char *exit_seen; /* by node */
+} tlm_gasnet_t;
+
+extern tlm_gasnet_t tlm_gasnet;
+
+/* Print "*** GASNet FATAL ERROR (node N): <what>: <message>" and end the
+ * job with status 1 (the launcher ends the other nodes). */
+void tlm_gasnet_fatal(const char *what, const char *fmt, ...)
+    TLM_GASNET_PRINTF(2, 3) GASNETC_NORETURN;
+/* A non-fatal error about to be returned: "*** GASNet ERROR (node N):
+ * <what>: <message>" on stderr; returns code. */
+int tlm_gasnet_error(int code, const char *what, const char *fmt, ...)
+    TLM_GASNET_PRINTF(3, 4);
+/* Telemem status -> GASNet error code. */
+int tlm_gasnet_from_telemem(int rc);
+
+/* Calls that communicate: fatal inside a handler or while holding an
+ * HSL. */
+void tlm_gasnet_context_fatal(const char *what) GASNETC_NORETURN;
+static inline void tlm_gasnet_check_context(const char *what)
+{
+    if (TLM_GASNET_UNLIKELY(tlm_gasnet.frame || tlm_gasnet.hsl_held))
+        tlm_gasnet_context_fatal(what);
+}
+
+/* Another node's gasnet_exit(0) is joined by the GASNet calls of this
+ * node that come a grace period (1 s) after its notice arrived, so that a
+ * node still finishing the barrier before everyone's gasnet_exit() is not
+ * cut short. */
+void tlm_gasnet_maybe_join_exit(void);
+static inline void tlm_gasnet_check_exit(void)
+{
+    if (TLM_GASNET_UNLIKELY(tlm_gasnet.exit_pending && !tlm_gasnet.exiting))
+        tlm_gasnet_maybe_join_exit();
+}
+
+/* One step of a GASNet-side wait: poll, join a pending exit, yield after
+ * spin_limit empty polls.  Fatal when Telemem fails (what names the
+ * call). */
+void tlm_gasnet_wait_step(const char *what, unsigned *idle);
+
+/* Is [addr, addr+n) inside node's segment? */
+static inline bool tlm_gasnet_in_segment(int node, const void *addr,
+                                         size_t n)
+{
+    const gasnet_seginfo_t *s = &tlm_gasnet.seg[node];
+    uintptr_t a = (uintptr_t)addr, b = (uintptr_t)s->addr;
+    return a >= b && n <= s->size && a - b <= s->size - n;
+}
+
+/* Per-file set-up and tear-down (gasnet_init/attach, gasnet_exit). */
+int tlm_gasnet_am_init(void);
+int tlm_gasnet_am_attach(gasnet_handlerentry_t *table, int numentries);
+int tlm_gasnet_barrier_init(void);
+void tlm_gasnet_barrier_fini(void);
+int tlm_gasnet_extended_init(void);
+void tlm_gasnet_extended_fini(void);
+void tlm_gasnet_coll_fini(void);
+
+#endif
