@@ -97,8 +97,13 @@ void tlm_core_op_complete(uint32_t idx, int status)
 
 void tlm_core_ops_fini(void)
 {
-    for (uint32_t c = 0; c < tlm_core.nop_chunks; c++)
+    /* Ops abandoned by a failed wait (a dead peer, a timeout) may still own
+     * a copied vector list. */
+    for (uint32_t c = 0; c < tlm_core.nop_chunks; c++) {
+        for (uint32_t i = 0; i < TLM_OP_CHUNK; i++)
+            free(tlm_core.op_chunks[c][i].src.owned);
         free(tlm_core.op_chunks[c]);
+    }
     free(tlm_core.op_chunks);
     tlm_core.op_chunks = NULL;
     tlm_core.nop_chunks = 0;

@@ -384,6 +384,15 @@ static int shm_peer_alive(tlm_transport_t *tp, int peer_rank)
     int fd = st->maps[l].fd;
     if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
         flock(fd, LOCK_UN);
+        /* It will never release the buffers still in flight to it: take
+         * them back, or the survivors run out of buffers for each other. */
+        shm_peer_t *p = &st->peers[l];
+        while (p->fhead != p->ftail) {
+            uint32_t sl = p->fifo[p->fhead++ % st->buf_count];
+            atomic_store_explicit(&st->maps[st->my_local].slot_state[sl], 0,
+                                  memory_order_relaxed);
+            st->free_q[st->free_tail++ % st->buf_count] = sl;
+        }
         return TELEMEM_ERR_PEER_DEAD;
     }
     return TELEMEM_OK;
