@@ -321,6 +321,13 @@ void tlm_core_strided_init(void)
 
 /* ---- public entry points -------------------------------------------------- */
 
+/* An accumulate's element type as the internal argument, where -1 means a
+ * plain put: a negative user value must not turn into one. */
+static int acc_arg(telemem_type_t t)
+{
+    return (int)t < 0 ? TLM_ACC_NTYPES : (int)t;
+}
+
 int telemem_put_strided(int rank, void *remote_dst,
                         const size_t *remote_strides, const void *local_src,
                         const size_t *local_strides, const size_t *count,
@@ -393,7 +400,7 @@ int telemem_acc(int rank, telemem_type_t type, const void *scale,
 {
     TLM_API_GUARD();
     size_t count[1] = {bytes};
-    return put_strided("acc", TLM_MODE_BLOCK, rank, (int)type, scale,
+    return put_strided("acc", TLM_MODE_BLOCK, rank, acc_arg(type), scale,
                        remote_dst, NULL, local_src, NULL, count, 0, NULL);
 }
 
@@ -403,7 +410,7 @@ int telemem_acc_nb(int rank, telemem_type_t type, const void *scale,
 {
     TLM_API_GUARD();
     size_t count[1] = {bytes};
-    return put_strided("acc_nb", TLM_MODE_NB, rank, (int)type, scale,
+    return put_strided("acc_nb", TLM_MODE_NB, rank, acc_arg(type), scale,
                        remote_dst, NULL, local_src, NULL, count, 0, h);
 }
 
@@ -412,7 +419,7 @@ int telemem_acc_nbi(int rank, telemem_type_t type, const void *scale,
 {
     TLM_API_GUARD();
     size_t count[1] = {bytes};
-    return put_strided("acc_nbi", TLM_MODE_NBI, rank, (int)type, scale,
+    return put_strided("acc_nbi", TLM_MODE_NBI, rank, acc_arg(type), scale,
                        remote_dst, NULL, local_src, NULL, count, 0, NULL);
 }
 
@@ -422,7 +429,7 @@ int telemem_acc_strided(int rank, telemem_type_t type, const void *scale,
                         const size_t *count, int stride_levels)
 {
     TLM_API_GUARD();
-    return put_strided("acc_strided", TLM_MODE_BLOCK, rank, (int)type, scale,
+    return put_strided("acc_strided", TLM_MODE_BLOCK, rank, acc_arg(type), scale,
                        remote_dst, remote_strides, local_src, local_strides,
                        count, stride_levels, NULL);
 }
@@ -434,7 +441,7 @@ int telemem_acc_strided_nb(int rank, telemem_type_t type, const void *scale,
                            telemem_handle_t *h)
 {
     TLM_API_GUARD();
-    return put_strided("acc_strided_nb", TLM_MODE_NB, rank, (int)type, scale,
+    return put_strided("acc_strided_nb", TLM_MODE_NB, rank, acc_arg(type), scale,
                        remote_dst, remote_strides, local_src, local_strides,
                        count, stride_levels, h);
 }
@@ -445,7 +452,7 @@ int telemem_acc_strided_nbi(int rank, telemem_type_t type, const void *scale,
                             const size_t *count, int stride_levels)
 {
     TLM_API_GUARD();
-    return put_strided("acc_strided_nbi", TLM_MODE_NBI, rank, (int)type,
+    return put_strided("acc_strided_nbi", TLM_MODE_NBI, rank, acc_arg(type),
                        scale, remote_dst, remote_strides, local_src,
                        local_strides, count, stride_levels, NULL);
 }

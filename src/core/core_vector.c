@@ -566,6 +566,13 @@ void tlm_core_vector_fini(void)
 
 /* ---- public entry points -------------------------------------------------- */
 
+/* An accumulate's element type as the internal argument, where -1 means a
+ * plain put: a negative user value must not turn into one. */
+static int acc_arg(telemem_type_t t)
+{
+    return (int)t < 0 ? TLM_ACC_NTYPES : (int)t;
+}
+
 static tlm_vec_t giov(void *const *remote, const void *const *local, size_t n,
                       size_t bytes)
 {
@@ -690,7 +697,7 @@ int telemem_acc_vector(int rank, telemem_type_t type, const void *scale,
 {
     TLM_API_GUARD();
     tlm_vec_t v = giov(remote_dsts, local_srcs, count, bytes);
-    return put_vector("acc_vector", TLM_MODE_BLOCK, rank, (int)type, scale,
+    return put_vector("acc_vector", TLM_MODE_BLOCK, rank, acc_arg(type), scale,
                       &v, NULL);
 }
 
@@ -701,7 +708,7 @@ int telemem_acc_vector_nb(int rank, telemem_type_t type, const void *scale,
 {
     TLM_API_GUARD();
     tlm_vec_t v = giov(remote_dsts, local_srcs, count, bytes);
-    return put_vector("acc_vector_nb", TLM_MODE_NB, rank, (int)type, scale,
+    return put_vector("acc_vector_nb", TLM_MODE_NB, rank, acc_arg(type), scale,
                       &v, h);
 }
 
@@ -712,7 +719,7 @@ int telemem_acc_vector_nbi(int rank, telemem_type_t type, const void *scale,
 {
     TLM_API_GUARD();
     tlm_vec_t v = giov(remote_dsts, local_srcs, count, bytes);
-    return put_vector("acc_vector_nbi", TLM_MODE_NBI, rank, (int)type, scale,
+    return put_vector("acc_vector_nbi", TLM_MODE_NBI, rank, acc_arg(type), scale,
                       &v, NULL);
 }
 
@@ -721,7 +728,7 @@ int telemem_acc_list(int rank, telemem_type_t type, const void *scale,
 {
     TLM_API_GUARD();
     tlm_vec_t v = list_of(segs, count);
-    return put_vector("acc_list", TLM_MODE_BLOCK, rank, (int)type, scale, &v,
+    return put_vector("acc_list", TLM_MODE_BLOCK, rank, acc_arg(type), scale, &v,
                       NULL);
 }
 
@@ -731,7 +738,7 @@ int telemem_acc_list_nb(int rank, telemem_type_t type, const void *scale,
 {
     TLM_API_GUARD();
     tlm_vec_t v = list_of(segs, count);
-    return put_vector("acc_list_nb", TLM_MODE_NB, rank, (int)type, scale, &v,
+    return put_vector("acc_list_nb", TLM_MODE_NB, rank, acc_arg(type), scale, &v,
                       h);
 }
 
@@ -740,6 +747,6 @@ int telemem_acc_list_nbi(int rank, telemem_type_t type, const void *scale,
 {
     TLM_API_GUARD();
     tlm_vec_t v = list_of(segs, count);
-    return put_vector("acc_list_nbi", TLM_MODE_NBI, rank, (int)type, scale,
+    return put_vector("acc_list_nbi", TLM_MODE_NBI, rank, acc_arg(type), scale,
                       &v, NULL);
 }
