@@ -791,8 +791,9 @@ TELEMEM_API int telemem_mutexes_destroy(int set);
  */
 TELEMEM_API int telemem_mutex_lock(int set, int mutex, int rank);
 /**
- * Acquire the mutex if it is free now (one round trip); *@p acquired is
- * 1 if this rank now holds it, 0 if it is held by another.
+ * Acquire the mutex if it is free now (one round trip); on success
+ * *@p acquired is 1 if this rank now holds it, 0 if it is held by another
+ * (on failure it is left unchanged, like every output of a failing call).
  * @retval as telemem_mutex_lock(), plus _INVALID_ARG for acquired NULL
  */
 TELEMEM_API int telemem_mutex_trylock(int set, int mutex, int rank,

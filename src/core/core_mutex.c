@@ -307,8 +307,8 @@ static int acquire(const char *what, int cmd, int set, int mutex, int rank,
     rc = tlm_core_op_wait(idx);
     if (rc == TELEMEM_OK && got)
         s->held[s->nheld++] = (mx_held_t){mutex, rank};
-    if (acquired)
-        *acquired = rc == TELEMEM_OK && got;
+    if (acquired && rc == TELEMEM_OK)
+        *acquired = got; /* outputs are written only on success */
     return rc;
 }
 
@@ -326,7 +326,6 @@ int telemem_mutex_trylock(int set, int mutex, int rank, int *acquired)
         return tlm_core.initialized ? TELEMEM_ERR_INVALID_ARG
                                     : TELEMEM_ERR_NOT_INITIALIZED;
     }
-    *acquired = 0;
     return acquire("mutex_trylock", MX_TRYLOCK, set, mutex, rank, acquired);
 }
 
