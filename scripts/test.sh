@@ -63,7 +63,7 @@ if [ "$quick" = 0 ]; then
     export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
     # Without UCX: its libucm hooks madvise() in every new thread, which
     # crashes inside ThreadSanitizer's interceptors (seen in thr_multi).
-    test_args=(--suite threads --no-suite spin)
+    test_args=(--suite threads --suite armci-tsan --no-suite spin)
     run_suite build-tsan -Dbuildtype=debug -Db_sanitize=thread \
         -Db_lundef=false -Dwerror=true -Ducx=disabled || status=1
     test_args=()
