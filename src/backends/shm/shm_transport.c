@@ -106,6 +106,7 @@ typedef struct shm_transport {
     uint32_t *free_q;
     uint32_t free_head, free_tail; /* free count = tail - head */
     uint32_t next_sender;     /* round-robin start for progress */
+    double next_dead_check;   /* see reclaim_from_dead() */
     char name[128];
 } shm_transport_t;
 
@@ -208,6 +209,8 @@ static void gather(uint8_t *dst, const void *hdr, size_t hdr_len,
     }
 }
 
+static void reclaim_from_dead(shm_transport_t *st);
+
 /* Reserve the next cell (and a buffer when len > CELL_INLINE) for a
  * message of len bytes to peer; *dst is where it goes.  TELEMEM_ERR_AGAIN
  * when the ring or the buffer pool is full. */
@@ -236,6 +239,8 @@ static inline int shm_reserve(shm_transport_t *st, int peer_rank, size_t len,
     } else {
         if (st->free_head == st->free_tail) {
             reclaim_all(st);
+            if (st->free_head == st->free_tail)
+                reclaim_from_dead(st);
             if (st->free_head == st->free_tail)
                 return TELEMEM_ERR_AGAIN;
         }
@@ -373,29 +378,47 @@ static int shm_progress(tlm_transport_t *tp, int max)
     return total;
 }
 
+/* Is local peer l dead?  Each process holds an exclusive flock on its
+ * segment for its whole life; the kernel drops it when the process dies
+ * (even as a zombie).  A dead peer will never release the buffers still in
+ * flight to it: they are taken back here, or the survivors run out of
+ * buffers for each other. */
+static bool local_dead(shm_transport_t *st, int l)
+{
+    int fd = st->maps[l].fd;
+    if (fd < 0 || flock(fd, LOCK_SH | LOCK_NB) != 0)
+        return false;
+    flock(fd, LOCK_UN);
+    shm_peer_t *p = &st->peers[l];
+    while (p->fhead != p->ftail) {
+        uint32_t sl = p->fifo[p->fhead++ % st->buf_count];
+        atomic_store_explicit(&st->maps[st->my_local].slot_state[sl], 0,
+                              memory_order_relaxed);
+        st->free_q[st->free_tail++ % st->buf_count] = sl;
+    }
+    return true;
+}
+
+/* Out of buffers: maybe some are held by a dead peer (checked at most
+ * every 50 ms, since it costs a system call per peer). */
+static void reclaim_from_dead(shm_transport_t *st)
+{
+    double now = tlm_util_now();
+    if (now < st->next_dead_check)
+        return;
+    st->next_dead_check = now + 0.05;
+    for (int l = 0; l < st->nlocal; l++)
+        if (l != st->my_local && st->peers[l].fhead != st->peers[l].ftail)
+            local_dead(st, l);
+}
+
 static int shm_peer_alive(tlm_transport_t *tp, int peer_rank)
 {
     shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
     int l = st->local_of_rank[peer_rank];
     if (l < 0 || l == st->my_local)
         return TELEMEM_OK;
-    /* Each process holds an exclusive flock on its segment for its whole
-     * life; the kernel drops it when the process dies (even as a zombie). */
-    int fd = st->maps[l].fd;
-    if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
-        flock(fd, LOCK_UN);
-        /* It will never release the buffers still in flight to it: take
-         * them back, or the survivors run out of buffers for each other. */
-        shm_peer_t *p = &st->peers[l];
-        while (p->fhead != p->ftail) {
-            uint32_t sl = p->fifo[p->fhead++ % st->buf_count];
-            atomic_store_explicit(&st->maps[st->my_local].slot_state[sl], 0,
-                                  memory_order_relaxed);
-            st->free_q[st->free_tail++ % st->buf_count] = sl;
-        }
-        return TELEMEM_ERR_PEER_DEAD;
-    }
-    return TELEMEM_OK;
+    return local_dead(st, l) ? TELEMEM_ERR_PEER_DEAD : TELEMEM_OK;
 }
 
 /* ---- set-up and tear-down ---------------------------------------------- */
