@@ -38,6 +38,7 @@ Options:
                   be idle (< 15% CPU busy for 3 s running; default 300,
                   0 = no wait)
   --quick         one round, --max 4k --patch 64k --time 0.05 --samples 3
+  --summary-only  run nothing: summarise the CSVs already in --out
   -h, --help      this text
 
 Open MPI as root needs --allow-run-as-root; the script passes it and
@@ -56,6 +57,7 @@ ttime=0.5
 samples=5
 do_armci=1
 idle_wait=300
+summary_only=0
 
 die() { echo "bench-strided.sh: $*" >&2; exit 2; }
 
@@ -72,6 +74,7 @@ while [ $# -gt 0 ]; do
     --no-armci) do_armci=0; shift ;;
     --idle-wait) [ $# -ge 2 ] || die "--idle-wait needs a value"; idle_wait=$2; shift 2 ;;
     --quick) rounds=1; max=4k; patch=64k; ttime=0.05; samples=3; shift ;;
+    --summary-only) summary_only=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument '$1'" ;;
     esac
@@ -81,111 +84,116 @@ done
 [[ $idle_wait =~ ^[0-9]+$ ]] || die "bad --idle-wait '$idle_wait'"
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-run=$build/tools/telemem-run
-ts=$build/bench/strided/telemem-strided
-as=$build/bench/strided/armci-mpi-strided
-for f in "$run" "$ts"; do
-    [ -x "$f" ] || die "$f not found: build first (meson setup $build -Dbuildtype=release && ninja -C $build)"
-done
-if [ "$do_armci" = 1 ]; then
-    if [ ! -x "$as" ]; then
-        echo "bench-strided.sh: SKIP ARMCI-MPI: $as was not built (needs MPI and Debian's libarmci-mpi-dev; see meson's log); running Telemem only" >&2
-        do_armci=0
-    elif ! command -v mpirun >/dev/null; then
-        echo "bench-strided.sh: SKIP ARMCI-MPI: mpirun not found (apt-get install openmpi-bin); running Telemem only" >&2
-        do_armci=0
-    fi
-fi
-args=(--min "$min" --max "$max" --patch "$patch" --time "$ttime"
-      --samples "$samples" --verbose)
-
 status=0
-mkdir -p "$out"
-rm -f "$out"/*-r[0-9]*.csv "$out"/*-r[0-9]*.log
-log=$out/run.log
-: >"$log"
-note() { echo "[$(date +%H:%M:%S)] $*" | tee -a "$log" >&2; }
-
-{
-    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "host: $(uname -n) $(uname -r)"
-    echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
-    echo "cores: $(nproc)"
-    echo "git: $(git -C "$here/.." describe --always --dirty 2>/dev/null || echo unknown)"
-    echo "build: $build, buildtype $(grep -o '"name": "buildtype", "value": "[a-z]*"' \
-        "$build/meson-info/intro-buildoptions.json" 2>/dev/null | sed 's/.*"value": "//; s/"//' || echo unknown)"
-    echo "rounds: $rounds  rows: $min..$max  patch: $patch  time: $ttime  samples: $samples"
-    command -v mpirun >/dev/null && echo "mpirun: $(mpirun --version 2>&1 | head -1)"
-    dpkg-query -W -f='libarmci-mpi-dev: ${Version}\n' libarmci-mpi-dev 2>/dev/null || true
-    env | grep -E '^(TELEMEM|ARMCI)_' || true
-} >"$out/env.txt"
-
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-mpi=(mpirun --allow-run-as-root --oversubscribe -np 2)
-
-# Busy share of all CPUs over one second, in percent, from /proc/stat.
-cpu_busy() {
-    local a b
-    read -r -a a < <(grep '^cpu ' /proc/stat)
-    sleep 1
-    read -r -a b < <(grep '^cpu ' /proc/stat)
-    local idle=$(( (b[4] + b[5]) - (a[4] + a[5]) )) total=0 i
-    for i in 1 2 3 4 5 6 7 8; do total=$(( total + b[i] - a[i] )); done
-    [ "$total" -gt 0 ] || { echo 0; return; }
-    echo $(( 100 * (total - idle) / total ))
-}
-
-wait_idle() {
-    [ "$idle_wait" -gt 0 ] || return 0
-    local start=$SECONDS busy calm=0
-    while :; do
-        busy=$(cpu_busy)
-        if [ "$busy" -lt 15 ]; then
-            calm=$((calm + 1))
-            [ "$calm" -ge 3 ] && return 0
-            continue
-        fi
-        calm=0
-        if [ $(( SECONDS - start )) -ge "$idle_wait" ]; then
-            note "machine still ${busy}% busy after ${idle_wait} s; running anyway"
-            return 0
-        fi
-        sleep 4
+if [ "$summary_only" = 0 ]; then
+    run=$build/tools/telemem-run
+    ts=$build/bench/strided/telemem-strided
+    as=$build/bench/strided/armci-mpi-strided
+    for f in "$run" "$ts"; do
+        [ -x "$f" ] || die "$f not found: build first (meson setup $build -Dbuildtype=release && ninja -C $build)"
     done
-}
-
-run_one() { # round name
-    local r=$1 name=$2 base=$out/$2-r$1
-    wait_idle
-    note "round $r: $name (load: $(cut -d' ' -f1-3 /proc/loadavg))"
-    local rc=0
-    case "$name" in
-    telemem)
-        "$run" -n 2 "$ts" "${args[@]}" --output "$base.csv" >"$base.log" 2>&1 || rc=$? ;;
-    armci-default)
-        env -u ARMCI_STRIDED_METHOD "${mpi[@]}" "$as" "${args[@]}" \
-            --output "$base.csv" >"$base.log" 2>&1 || rc=$? ;;
-    armci-direct)
-        ARMCI_STRIDED_METHOD=DIRECT "${mpi[@]}" -x ARMCI_STRIDED_METHOD \
-            "$as" "${args[@]}" --output "$base.csv" >"$base.log" 2>&1 || rc=$? ;;
-    esac
-    if [ "$rc" != 0 ]; then
-        note "$name failed with status $rc (see $base.log)"
-        status=1
+    if [ "$do_armci" = 1 ]; then
+        if [ ! -x "$as" ]; then
+            echo "bench-strided.sh: SKIP ARMCI-MPI: $as was not built (needs MPI and Debian's libarmci-mpi-dev; see meson's log); running Telemem only" >&2
+            do_armci=0
+        elif ! command -v mpirun >/dev/null; then
+            echo "bench-strided.sh: SKIP ARMCI-MPI: mpirun not found (apt-get install openmpi-bin); running Telemem only" >&2
+            do_armci=0
+        fi
     fi
-}
+    args=(--min "$min" --max "$max" --patch "$patch" --time "$ttime"
+          --samples "$samples" --verbose)
 
-names=(telemem)
-[ "$do_armci" = 1 ] && names+=(armci-default armci-direct)
-t0=$(date +%s)
-for r in $(seq 1 "$rounds"); do
-    # Rotate the order: the VM has slow phases, so nobody always goes first.
-    k=${#names[@]}
-    for i in $(seq 0 $((k - 1))); do
-        run_one "$r" "${names[$(( (i + r - 1) % k ))]}"
+    mkdir -p "$out"
+    rm -f "$out"/*-r[0-9]*.csv "$out"/*-r[0-9]*.log
+    log=$out/run.log
+    : >"$log"
+    note() { echo "[$(date +%H:%M:%S)] $*" | tee -a "$log" >&2; }
+
+    {
+        echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+        echo "host: $(uname -n) $(uname -r)"
+        echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
+        echo "cores: $(nproc)"
+        echo "git: $(git -C "$here/.." describe --always --dirty 2>/dev/null || echo unknown)"
+        echo "build: $build, buildtype $(grep -o '"name": "buildtype", "value": "[a-z]*"' \
+            "$build/meson-info/intro-buildoptions.json" 2>/dev/null | sed 's/.*"value": "//; s/"//' || echo unknown)"
+        echo "rounds: $rounds  rows: $min..$max  patch: $patch  time: $ttime  samples: $samples"
+        command -v mpirun >/dev/null && echo "mpirun: $(mpirun --version 2>&1 | head -1)"
+        dpkg-query -W -f='libarmci-mpi-dev: ${Version}\n' libarmci-mpi-dev 2>/dev/null || true
+        env | grep -E '^(TELEMEM|ARMCI)_' || true
+    } >"$out/env.txt"
+
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    mpi=(mpirun --allow-run-as-root --oversubscribe -np 2)
+
+    # Busy share of all CPUs over one second, in percent, from /proc/stat.
+    cpu_busy() {
+        local a b
+        read -r -a a < <(grep '^cpu ' /proc/stat)
+        sleep 1
+        read -r -a b < <(grep '^cpu ' /proc/stat)
+        local idle=$(( (b[4] + b[5]) - (a[4] + a[5]) )) total=0 i
+        for i in 1 2 3 4 5 6 7 8; do total=$(( total + b[i] - a[i] )); done
+        [ "$total" -gt 0 ] || { echo 0; return; }
+        echo $(( 100 * (total - idle) / total ))
+    }
+
+    wait_idle() {
+        [ "$idle_wait" -gt 0 ] || return 0
+        local start=$SECONDS busy calm=0
+        while :; do
+            busy=$(cpu_busy)
+            if [ "$busy" -lt 15 ]; then
+                calm=$((calm + 1))
+                [ "$calm" -ge 3 ] && return 0
+                continue
+            fi
+            calm=0
+            if [ $(( SECONDS - start )) -ge "$idle_wait" ]; then
+                note "machine still ${busy}% busy after ${idle_wait} s; running anyway"
+                return 0
+            fi
+            sleep 4
+        done
+    }
+
+    run_one() { # round name
+        local r=$1 name=$2 base=$out/$2-r$1
+        wait_idle
+        note "round $r: $name (load: $(cut -d' ' -f1-3 /proc/loadavg))"
+        local rc=0
+        case "$name" in
+        telemem)
+            "$run" -n 2 "$ts" "${args[@]}" --output "$base.csv" >"$base.log" 2>&1 || rc=$? ;;
+        armci-default)
+            env -u ARMCI_STRIDED_METHOD "${mpi[@]}" "$as" "${args[@]}" \
+                --output "$base.csv" >"$base.log" 2>&1 || rc=$? ;;
+        armci-direct)
+            ARMCI_STRIDED_METHOD=DIRECT "${mpi[@]}" -x ARMCI_STRIDED_METHOD \
+                "$as" "${args[@]}" --output "$base.csv" >"$base.log" 2>&1 || rc=$? ;;
+        esac
+        if [ "$rc" != 0 ]; then
+            note "$name failed with status $rc (see $base.log)"
+            status=1
+        fi
+    }
+
+    names=(telemem)
+    [ "$do_armci" = 1 ] && names+=(armci-default armci-direct)
+    t0=$(date +%s)
+    for r in $(seq 1 "$rounds"); do
+        # Rotate the order: the VM has slow phases, so nobody always goes first.
+        k=${#names[@]}
+        for i in $(seq 0 $((k - 1))); do
+            run_one "$r" "${names[$(( (i + r - 1) % k ))]}"
+        done
     done
-done
-note "runs done in $(( $(date +%s) - t0 )) s"
+    note "runs done in $(( $(date +%s) - t0 )) s"
+
+else
+    [ -d "$out" ] || die "$out does not exist"
+fi
 
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
@@ -259,6 +267,23 @@ for op in ops:
         lines.append('| ' + ' | '.join(cells) + ' |')
 if 'armci-default' in names:
     lines.append(f'\n{misses} row(s) below target.')
+# Each run's load average at its start (1, 5, 15 min): a run that started
+# busy is suspect (the ratios are medians over rounds for that reason).
+lines.append('\nLoad average at the start of each run:\n')
+lines.append('| run | ' + ' | '.join(names) + ' |')
+lines.append('|---|' + '---|' * len(names))
+rounds_seen = sorted({r for v in rows.values() for r in v})
+for r in rounds_seen:
+    cells = []
+    for n in names:
+        load = '-'
+        path = os.path.join(out, f'{n}-r{r}.csv')
+        if os.path.exists(path):
+            for l in open(path):
+                if l.startswith('# loadavg (start)'):
+                    load = ' '.join(l.split('=', 1)[1].split()[:3])
+        cells.append(load)
+    lines.append(f'| round {r} | ' + ' | '.join(cells) + ' |')
 text = '\n'.join(lines) + '\n'
 with open(os.path.join(out, 'summary.md'), 'w') as f:
     f.write(text)
