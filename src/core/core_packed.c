@@ -1,7 +1,8 @@
 /* core_packed.c - what strided, vector and accumulate transfers share at
  * the initiator: the pack callbacks that write a patch or a list straight
- * into transport buffers, and the blocking / nb / nbi front end that sends
- * such a packed stream. */
+ * into transport buffers, the accumulate header part (scale) both write and
+ * read, and the blocking / nb / nbi front end that sends such a packed
+ * stream. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,51 @@ void tlm_core_pack_vector(void *arg, void *dst, size_t off, size_t len)
     }
     if (len)
         tlm_vec_gather(&s->v, s->side, &s->c, d, len);
+}
+
+int tlm_core_acc_arg(telemem_type_t t)
+{
+    return (int)t < 0 ? TLM_ACC_NTYPES : (int)t;
+}
+
+int tlm_core_check_acc(const char *what, int type, const void *scale,
+                       size_t len)
+{
+    size_t es = tlm_acc_elem_size(type);
+    if (!es || !scale || len % es) {
+        tlm_error("%s: %s", what, !es ? "unknown element type"
+                  : !scale ? "scale is NULL"
+                           : "length is not a multiple of the element size");
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    return TELEMEM_OK;
+}
+
+uint32_t tlm_core_acc_hdr_put(void *hdr, size_t *hl, int acc,
+                              const void *scale)
+{
+    if (acc < 0)
+        return 1;
+    size_t es = tlm_acc_elem_size(acc);
+    uint8_t *at = (uint8_t *)hdr + *hl;
+    memset(at, 0, TLM_ACC_SCALE_BYTES);
+    memcpy(at, scale, es);
+    *hl += TLM_ACC_SCALE_BYTES;
+    return (uint32_t)es;
+}
+
+const void *tlm_core_acc_hdr_get(int acc, const void *msg, size_t len,
+                                 size_t *hl, size_t *es)
+{
+    *es = 1;
+    if (acc < 0)
+        return NULL;
+    *es = tlm_acc_elem_size(acc);
+    if (!*es || len < *hl + TLM_ACC_SCALE_BYTES)
+        return NULL;
+    const void *scale = (const uint8_t *)msg + *hl;
+    *hl += TLM_ACC_SCALE_BYTES;
+    return scale;
 }
 
 static void put_packed_nbi_done(tlm_am_sendop_t *op, int status)

@@ -9,22 +9,8 @@
 
 /* Header of PUTS: fragment header, [scale (16 bytes) if accumulate], wire
  * descriptor of the remote side. */
-#define ACC_SCALE_BYTES 16u
 
 /* ---- checks --------------------------------------------------------------- */
-
-static int check_acc(const char *what, int type, const void *scale,
-                     size_t run)
-{
-    size_t es = tlm_acc_elem_size(type);
-    if (!es || !scale || run % es) {
-        tlm_error("%s: %s", what, !es ? "unknown element type"
-                  : !scale ? "scale is NULL"
-                           : "length is not a multiple of the element size");
-        return TELEMEM_ERR_INVALID_ARG;
-    }
-    return TELEMEM_OK;
-}
 
 /* Checks common to every strided call; fills d.  *empty when nothing is to
  * be moved. */
@@ -118,7 +104,7 @@ static int put_strided(const char *what, int mode, int rank, int acc_type,
         rc = TELEMEM_ERR_INVALID_ARG;
     }
     if (rc == TELEMEM_OK && acc_type >= 0)
-        rc = check_acc(what, acc_type, scale, count[0]);
+        rc = tlm_core_check_acc(what, acc_type, scale, count[0]);
     if (rc != TELEMEM_OK)
         return rc;
     if (h)
@@ -143,13 +129,7 @@ static int put_strided(const char *what, int mode, int rank, int acc_type,
     fh->addr = (uintptr_t)remote;
     fh->total = src.d.total;
     size_t hl = sizeof(*fh);
-    uint32_t align = 1;
-    if (acc_type >= 0) {
-        memset((uint8_t *)hdr + hl, 0, ACC_SCALE_BYTES);
-        memcpy((uint8_t *)hdr + hl, scale, tlm_acc_elem_size(acc_type));
-        hl += ACC_SCALE_BYTES;
-        align = (uint32_t)tlm_acc_elem_size(acc_type);
-    }
+    uint32_t align = tlm_core_acc_hdr_put(hdr, &hl, acc_type, scale);
     hl += tlm_pack_wire_encode(&src.d, TLM_PACK_REMOTE, (uint8_t *)hdr + hl);
     src.side = TLM_PACK_LOCAL;
     src.base = local;
@@ -165,15 +145,10 @@ static void on_puts(int src, const void *msg, size_t len)
     if (len < sizeof(*h))
         return tlm_core_protocol_error(src, "strided put", len);
     int acc = (int)h->h.aux - 1;
-    size_t hl = sizeof(*h), es = 1;
-    const void *scale = NULL;
-    if (acc >= 0) {
-        es = tlm_acc_elem_size(acc);
-        if (!es || len < hl + ACC_SCALE_BYTES)
-            return tlm_core_protocol_error(src, "accumulate", len);
-        scale = (const uint8_t *)msg + hl;
-        hl += ACC_SCALE_BYTES;
-    }
+    size_t hl = sizeof(*h), es;
+    const void *scale = tlm_core_acc_hdr_get(acc, msg, len, &hl, &es);
+    if (acc >= 0 && !scale)
+        return tlm_core_protocol_error(src, "accumulate", len);
     tlm_pack_desc_t d;
     size_t used = tlm_pack_wire_decode(&d, (const uint8_t *)msg + hl,
                                        len - hl);
@@ -319,14 +294,8 @@ void tlm_core_strided_init(void)
     tlm_am_set_handler(TLM_AM_GETS_REQ, on_gets_req);
 }
 
-/* ---- public entry points -------------------------------------------------- */
-
-/* An accumulate's element type as the internal argument, where -1 means a
- * plain put: a negative user value must not turn into one. */
-static int acc_arg(telemem_type_t t)
-{
-    return (int)t < 0 ? TLM_ACC_NTYPES : (int)t;
-}
+/* ---- public entry points --------------------------------------------------
+ */
 
 int telemem_put_strided(int rank, void *remote_dst,
                         const size_t *remote_strides, const void *local_src,
@@ -351,9 +320,9 @@ int telemem_put_strided_nb(int rank, void *remote_dst,
 }
 
 int telemem_put_strided_nbi(int rank, void *remote_dst,
-                            const size_t *remote_strides,
-                            const void *local_src, const size_t *local_strides,
-                            const size_t *count, int stride_levels)
+                            const size_t *remote_strides, const void *local_src,
+                            const size_t *local_strides, const size_t *count,
+                            int stride_levels)
 {
     TLM_API_GUARD();
     return put_strided("put_strided_nbi", TLM_MODE_NBI, rank, -1, NULL,
@@ -361,10 +330,9 @@ int telemem_put_strided_nbi(int rank, void *remote_dst,
                        count, stride_levels, NULL);
 }
 
-int telemem_get_strided(int rank, void *local_dst,
-                        const size_t *local_strides, const void *remote_src,
-                        const size_t *remote_strides, const size_t *count,
-                        int stride_levels)
+int telemem_get_strided(int rank, void *local_dst, const size_t *local_strides,
+                        const void *remote_src, const size_t *remote_strides,
+                        const size_t *count, int stride_levels)
 {
     TLM_API_GUARD();
     return get_strided("get_strided", TLM_MODE_BLOCK, rank, local_dst,
@@ -384,8 +352,7 @@ int telemem_get_strided_nb(int rank, void *local_dst,
 }
 
 int telemem_get_strided_nbi(int rank, void *local_dst,
-                            const size_t *local_strides,
-                            const void *remote_src,
+                            const size_t *local_strides, const void *remote_src,
                             const size_t *remote_strides, const size_t *count,
                             int stride_levels)
 {
@@ -400,8 +367,9 @@ int telemem_acc(int rank, telemem_type_t type, const void *scale,
 {
     TLM_API_GUARD();
     size_t count[1] = {bytes};
-    return put_strided("acc", TLM_MODE_BLOCK, rank, acc_arg(type), scale,
-                       remote_dst, NULL, local_src, NULL, count, 0, NULL);
+    return put_strided("acc", TLM_MODE_BLOCK, rank, tlm_core_acc_arg(type),
+                       scale, remote_dst, NULL, local_src, NULL, count, 0,
+                       NULL);
 }
 
 int telemem_acc_nb(int rank, telemem_type_t type, const void *scale,
@@ -410,8 +378,8 @@ int telemem_acc_nb(int rank, telemem_type_t type, const void *scale,
 {
     TLM_API_GUARD();
     size_t count[1] = {bytes};
-    return put_strided("acc_nb", TLM_MODE_NB, rank, acc_arg(type), scale,
-                       remote_dst, NULL, local_src, NULL, count, 0, h);
+    return put_strided("acc_nb", TLM_MODE_NB, rank, tlm_core_acc_arg(type),
+                       scale, remote_dst, NULL, local_src, NULL, count, 0, h);
 }
 
 int telemem_acc_nbi(int rank, telemem_type_t type, const void *scale,
@@ -419,8 +387,9 @@ int telemem_acc_nbi(int rank, telemem_type_t type, const void *scale,
 {
     TLM_API_GUARD();
     size_t count[1] = {bytes};
-    return put_strided("acc_nbi", TLM_MODE_NBI, rank, acc_arg(type), scale,
-                       remote_dst, NULL, local_src, NULL, count, 0, NULL);
+    return put_strided("acc_nbi", TLM_MODE_NBI, rank, tlm_core_acc_arg(type),
+                       scale, remote_dst, NULL, local_src, NULL, count, 0,
+                       NULL);
 }
 
 int telemem_acc_strided(int rank, telemem_type_t type, const void *scale,
@@ -429,9 +398,10 @@ int telemem_acc_strided(int rank, telemem_type_t type, const void *scale,
                         const size_t *count, int stride_levels)
 {
     TLM_API_GUARD();
-    return put_strided("acc_strided", TLM_MODE_BLOCK, rank, acc_arg(type), scale,
-                       remote_dst, remote_strides, local_src, local_strides,
-                       count, stride_levels, NULL);
+    return put_strided("acc_strided", TLM_MODE_BLOCK, rank,
+                       tlm_core_acc_arg(type), scale, remote_dst,
+                       remote_strides, local_src, local_strides, count,
+                       stride_levels, NULL);
 }
 
 int telemem_acc_strided_nb(int rank, telemem_type_t type, const void *scale,
@@ -441,9 +411,10 @@ int telemem_acc_strided_nb(int rank, telemem_type_t type, const void *scale,
                            telemem_handle_t *h)
 {
     TLM_API_GUARD();
-    return put_strided("acc_strided_nb", TLM_MODE_NB, rank, acc_arg(type), scale,
-                       remote_dst, remote_strides, local_src, local_strides,
-                       count, stride_levels, h);
+    return put_strided("acc_strided_nb", TLM_MODE_NB, rank,
+                       tlm_core_acc_arg(type), scale, remote_dst,
+                       remote_strides, local_src, local_strides, count,
+                       stride_levels, h);
 }
 
 int telemem_acc_strided_nbi(int rank, telemem_type_t type, const void *scale,
@@ -452,7 +423,8 @@ int telemem_acc_strided_nbi(int rank, telemem_type_t type, const void *scale,
                             const size_t *count, int stride_levels)
 {
     TLM_API_GUARD();
-    return put_strided("acc_strided_nbi", TLM_MODE_NBI, rank, acc_arg(type),
-                       scale, remote_dst, remote_strides, local_src,
-                       local_strides, count, stride_levels, NULL);
+    return put_strided("acc_strided_nbi", TLM_MODE_NBI, rank,
+                       tlm_core_acc_arg(type), scale, remote_dst,
+                       remote_strides, local_src, local_strides, count,
+                       stride_levels, NULL);
 }

@@ -7,7 +7,6 @@
 
 #include "core/core.h"
 
-#define ACC_SCALE_BYTES 16u
 #define REC_BYTES 16u
 
 /* What a target keeps about the vector stream a source is sending (one at
@@ -51,12 +50,10 @@ static int vec_args(const char *what, int rank, int mode, telemem_handle_t *h,
         return TELEMEM_ERR_INVALID_ARG;
     }
     if (acc >= 0) {
+        rc = tlm_core_check_acc(what, acc, scale, 0);
+        if (rc != TELEMEM_OK)
+            return rc;
         size_t es = tlm_acc_elem_size(acc);
-        if (!es || !scale) {
-            tlm_error("%s: %s", what, !es ? "unknown element type"
-                                          : "scale is NULL");
-            return TELEMEM_ERR_INVALID_ARG;
-        }
         for (size_t i = 0; i < v->n; i++) {
             void *l, *r;
             size_t b;
@@ -155,13 +152,7 @@ static int put_vector(const char *what, int mode, int rank, int acc,
     fh->addr = v->n; /* records in the list */
     fh->total = src.list_bytes + total;
     size_t hl = sizeof(*fh);
-    uint32_t align = 1;
-    if (acc >= 0) {
-        memset((uint8_t *)hdr + hl, 0, ACC_SCALE_BYTES);
-        memcpy((uint8_t *)hdr + hl, scale, tlm_acc_elem_size(acc));
-        hl += ACC_SCALE_BYTES;
-        align = (uint32_t)tlm_acc_elem_size(acc);
-    }
+    uint32_t align = tlm_core_acc_hdr_put(hdr, &hl, acc, scale);
     return tlm_core_put_packed(rank, mode, hdr, hl, src.list_bytes + total,
                                align, tlm_core_pack_vector, &src, h);
 }
@@ -326,19 +317,18 @@ static void list_checked(int src, const tlm_am_frag_hdr_t *h, vstate_t *s,
 
 /* Start of a vector stream (offset 0): header fields into s. */
 static int vstate_begin(vstate_t *s, const tlm_am_frag_hdr_t *h, int acc,
-                        const void *scale, size_t es)
+                        const void *scale)
 {
     memset(s, 0, sizeof(*s));
     s->type = h->h.type;
     s->acc = acc;
     if (scale)
-        memcpy(s->scale, scale, ACC_SCALE_BYTES);
+        memcpy(s->scale, scale, TLM_ACC_SCALE_BYTES);
     s->nrecs = (size_t)h->addr;
     s->total = (size_t)h->total;
     if (h->addr > h->total / REC_BYTES)
         return TELEMEM_ERR_PROTOCOL;
     s->list_bytes = s->nrecs * REC_BYTES;
-    (void)es;
     return TELEMEM_OK;
 }
 
@@ -348,15 +338,10 @@ static void on_putv(int src, const void *msg, size_t len)
     if (len < sizeof(*h))
         return tlm_core_protocol_error(src, "vector put", len);
     int acc = (int)h->h.aux - 1;
-    size_t hl = sizeof(*h), es = 1;
-    const void *scale = NULL;
-    if (acc >= 0) {
-        es = tlm_acc_elem_size(acc);
-        if (!es || len < hl + ACC_SCALE_BYTES)
-            return tlm_core_protocol_error(src, "vector accumulate", len);
-        scale = (const uint8_t *)msg + hl;
-        hl += ACC_SCALE_BYTES;
-    }
+    size_t hl = sizeof(*h), es;
+    const void *scale = tlm_core_acc_hdr_get(acc, msg, len, &hl, &es);
+    if (acc >= 0 && !scale)
+        return tlm_core_protocol_error(src, "vector accumulate", len);
     const uint8_t *data = (const uint8_t *)msg + hl;
     size_t plen = len - hl;
     if (h->offset > h->total || plen > h->total - h->offset)
@@ -367,7 +352,7 @@ static void on_putv(int src, const void *msg, size_t len)
     if (h->offset == 0 && last) {
         /* Whole request in one message: check and apply in place. */
         vstate_t one;
-        if (vstate_begin(&one, h, acc, scale, es) != TELEMEM_OK ||
+        if (vstate_begin(&one, h, acc, scale) != TELEMEM_OK ||
             plen < one.list_bytes || ((uintptr_t)data & 7))
             return tlm_core_protocol_error(src, "vector put", len);
         uintptr_t lo, hi;
@@ -387,7 +372,7 @@ static void on_putv(int src, const void *msg, size_t len)
     if (h->offset == 0) {
         if (s->active)
             vstate_reset(s);
-        if (vstate_begin(s, h, acc, scale, es) != TELEMEM_OK)
+        if (vstate_begin(s, h, acc, scale) != TELEMEM_OK)
             return tlm_core_protocol_error(src, "vector put", len);
         s->list = malloc(s->list_bytes ? s->list_bytes : 1);
         if (!s->list) {
@@ -522,7 +507,7 @@ static void on_getv_req(int src, const void *msg, size_t len)
     if (h->offset == 0) {
         if (s->active)
             vstate_reset(s);
-        if (vstate_begin(s, h, -1, NULL, 1) != TELEMEM_OK)
+        if (vstate_begin(s, h, -1, NULL) != TELEMEM_OK)
             return tlm_core_protocol_error(src, "vector get", len);
         s->list = malloc(s->list_bytes);
         s->active = true;
@@ -564,20 +549,16 @@ void tlm_core_vector_fini(void)
     vstates = NULL;
 }
 
-/* ---- public entry points -------------------------------------------------- */
-
-/* An accumulate's element type as the internal argument, where -1 means a
- * plain put: a negative user value must not turn into one. */
-static int acc_arg(telemem_type_t t)
-{
-    return (int)t < 0 ? TLM_ACC_NTYPES : (int)t;
-}
+/* ---- public entry points --------------------------------------------------
+ */
 
 static tlm_vec_t giov(void *const *remote, const void *const *local, size_t n,
                       size_t bytes)
 {
-    return (tlm_vec_t){.n = n, .local = (void *const *)(uintptr_t)local,
-                       .remote = remote, .bytes = bytes};
+    return (tlm_vec_t){.n = n,
+                       .local = (void *const *)(uintptr_t)local,
+                       .remote = remote,
+                       .bytes = bytes};
 }
 
 static tlm_vec_t list_of(const telemem_seg_t *segs, size_t n)
@@ -613,8 +594,7 @@ int telemem_put_vector_nbi(int rank, void *const *remote_dsts,
 {
     TLM_API_GUARD();
     tlm_vec_t v = giov(remote_dsts, local_srcs, count, bytes);
-    return put_vector("put_vector_nbi", TLM_MODE_NBI, rank, -1, NULL, &v,
-                      NULL);
+    return put_vector("put_vector_nbi", TLM_MODE_NBI, rank, -1, NULL, &v, NULL);
 }
 
 int telemem_get_vector(int rank, void *const *local_dsts,
@@ -697,8 +677,8 @@ int telemem_acc_vector(int rank, telemem_type_t type, const void *scale,
 {
     TLM_API_GUARD();
     tlm_vec_t v = giov(remote_dsts, local_srcs, count, bytes);
-    return put_vector("acc_vector", TLM_MODE_BLOCK, rank, acc_arg(type), scale,
-                      &v, NULL);
+    return put_vector("acc_vector", TLM_MODE_BLOCK, rank,
+                      tlm_core_acc_arg(type), scale, &v, NULL);
 }
 
 int telemem_acc_vector_nb(int rank, telemem_type_t type, const void *scale,
@@ -708,8 +688,8 @@ int telemem_acc_vector_nb(int rank, telemem_type_t type, const void *scale,
 {
     TLM_API_GUARD();
     tlm_vec_t v = giov(remote_dsts, local_srcs, count, bytes);
-    return put_vector("acc_vector_nb", TLM_MODE_NB, rank, acc_arg(type), scale,
-                      &v, h);
+    return put_vector("acc_vector_nb", TLM_MODE_NB, rank,
+                      tlm_core_acc_arg(type), scale, &v, h);
 }
 
 int telemem_acc_vector_nbi(int rank, telemem_type_t type, const void *scale,
@@ -719,8 +699,8 @@ int telemem_acc_vector_nbi(int rank, telemem_type_t type, const void *scale,
 {
     TLM_API_GUARD();
     tlm_vec_t v = giov(remote_dsts, local_srcs, count, bytes);
-    return put_vector("acc_vector_nbi", TLM_MODE_NBI, rank, acc_arg(type), scale,
-                      &v, NULL);
+    return put_vector("acc_vector_nbi", TLM_MODE_NBI, rank,
+                      tlm_core_acc_arg(type), scale, &v, NULL);
 }
 
 int telemem_acc_list(int rank, telemem_type_t type, const void *scale,
@@ -728,8 +708,8 @@ int telemem_acc_list(int rank, telemem_type_t type, const void *scale,
 {
     TLM_API_GUARD();
     tlm_vec_t v = list_of(segs, count);
-    return put_vector("acc_list", TLM_MODE_BLOCK, rank, acc_arg(type), scale, &v,
-                      NULL);
+    return put_vector("acc_list", TLM_MODE_BLOCK, rank, tlm_core_acc_arg(type),
+                      scale, &v, NULL);
 }
 
 int telemem_acc_list_nb(int rank, telemem_type_t type, const void *scale,
@@ -738,8 +718,8 @@ int telemem_acc_list_nb(int rank, telemem_type_t type, const void *scale,
 {
     TLM_API_GUARD();
     tlm_vec_t v = list_of(segs, count);
-    return put_vector("acc_list_nb", TLM_MODE_NB, rank, acc_arg(type), scale, &v,
-                      h);
+    return put_vector("acc_list_nb", TLM_MODE_NB, rank, tlm_core_acc_arg(type),
+                      scale, &v, h);
 }
 
 int telemem_acc_list_nbi(int rank, telemem_type_t type, const void *scale,
@@ -747,6 +727,6 @@ int telemem_acc_list_nbi(int rank, telemem_type_t type, const void *scale,
 {
     TLM_API_GUARD();
     tlm_vec_t v = list_of(segs, count);
-    return put_vector("acc_list_nbi", TLM_MODE_NBI, rank, acc_arg(type), scale,
-                      &v, NULL);
+    return put_vector("acc_list_nbi", TLM_MODE_NBI, rank,
+                      tlm_core_acc_arg(type), scale, &v, NULL);
 }
