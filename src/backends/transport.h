@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <sys/uio.h>
 
+#include "backends/direct.h"
 #include "core/core_boot.h"
 
 typedef struct tlm_transport tlm_transport_t;
@@ -78,6 +79,7 @@ struct tlm_transport {
     const char *name;
     size_t max_msg;      /* largest hdr + payload of one message */
     bool same_node_only; /* reaches only ranks on this node */
+    tlm_direct_t *direct; /* its direct-path driver (direct.h), or NULL */
 };
 
 /* A backend descriptor: one per backend, listed in backend.c. */

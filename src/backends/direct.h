@@ -1,0 +1,101 @@
+/* direct.h - the direct (RDMA) path contract: drivers that move bytes to and
+ * from a peer's memory without the peer's CPU (same-node window/CMA, ofi
+ * RMA, ucx RMA), behind their own ops table.  Core chooses, per message,
+ * this path or the active-message path (DESIGN.md, "Direct path").
+ *
+ * Who does what
+ *   - A driver is opened by the backend that owns the connection it rides
+ *     on (the shm backend opens the window driver, ofi opens ofi-rma, ucx
+ *     opens ucx-rma) and hung on that transport: tp->direct (NULL: none).
+ *     Core reaches a peer's driver as the direct member of the transport
+ *     that carries the peer's messages; nothing above src/backends/ names a
+ *     driver.
+ *   - Only this layer registers (pins) memory, and it caches registrations.
+ *   - Core checks every remote byte of a transfer against the imported
+ *     range (rkey) before calling write/read: a driver never sees a range
+ *     outside what the target exposed.  "Refused before any byte moves."
+ *   - Keys are opaque bytes (at most TLM_DIRECT_KEY_MAX) that core carries
+ *     from the exposing rank to the importing rank (with telemem_malloc_all
+ *     blocks, and on demand for telemem_register ranges).
+ *
+ * Threads: called with core's lock held (as transports are).  Every call
+ * is non-blocking except close: waits belong to core, which keeps polling
+ * the AM path while it waits (no wait may deadlock).
+ */
+#ifndef TLM_DIRECT_H
+#define TLM_DIRECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tlm_direct tlm_direct_t;
+typedef struct tlm_direct_mr tlm_direct_mr_t;     /* a local exposure */
+typedef struct tlm_direct_rkey tlm_direct_rkey_t; /* an imported peer key */
+
+/* Largest key a driver may produce (UCX packed rkeys are the largest). */
+#define TLM_DIRECT_KEY_MAX 512u
+
+/* One block-stride descriptor, the unit the TCA DMA engine takes (seed
+ * 002): count blocks of block bytes; block i is at local + i*local_stride
+ * and remote + i*remote_stride.  count 1 is a contiguous transfer.  A
+ * transfer is an array of these (a chain), executed in order. */
+typedef struct tlm_direct_seg {
+    uintptr_t local;
+    uintptr_t remote;
+    size_t block;
+    size_t count;
+    ptrdiff_t local_stride;
+    ptrdiff_t remote_stride;
+} tlm_direct_seg_t;
+
+typedef struct tlm_direct_ops {
+    /* Optional (NULL: core allocates with posix_memalign and exposes):
+     * allocate len bytes that peers of this driver can reach, for a block
+     * of telemem_malloc_all.  Writes the key to key (key_len bytes, at most
+     * TLM_DIRECT_KEY_MAX).  The window driver allocates in shared memory
+     * here. */
+    int (*alloc)(tlm_direct_t *d, size_t len, void **base,
+                 tlm_direct_mr_t **mr, void *key, size_t *key_len);
+    /* Free a block of alloc (its exposure included). */
+    void (*free)(tlm_direct_t *d, tlm_direct_mr_t *mr);
+    /* Expose [base, base+len) of this process (register / pin as the
+     * network needs) and write its key.  TELEMEM_ERR_UNSUPPORTED when this
+     * memory cannot be exposed (core then uses the AM path for it). */
+    int (*expose)(tlm_direct_t *d, void *base, size_t len,
+                  tlm_direct_mr_t **mr, void *key, size_t *key_len);
+    void (*unexpose)(tlm_direct_t *d, tlm_direct_mr_t *mr);
+    /* Import a key a peer exposed for its range [rbase, rbase+rlen). */
+    int (*import)(tlm_direct_t *d, int peer, uintptr_t rbase, size_t rlen,
+                  const void *key, size_t key_len, tlm_direct_rkey_t **rk);
+    void (*release)(tlm_direct_t *d, tlm_direct_rkey_t *rk);
+    /* Start a transfer of the chain segs[0..nsegs) to (write) or from
+     * (read) peer's memory under rk.  Local buffers may be reused / read
+     * once flush(peer) has returned TELEMEM_OK (a driver that completes
+     * before returning says so with d->sync).  TELEMEM_OK (started or
+     * done), TELEMEM_ERR_AGAIN (nothing started: core polls and retries),
+     * TELEMEM_ERR_PEER_DEAD, TELEMEM_ERR_TRANSPORT. */
+    int (*write)(tlm_direct_t *d, int peer, tlm_direct_rkey_t *rk,
+                 const tlm_direct_seg_t *segs, int nsegs);
+    int (*read)(tlm_direct_t *d, int peer, tlm_direct_rkey_t *rk,
+                const tlm_direct_seg_t *segs, int nsegs);
+    /* Remote completion of every write and read to peer (-1: to every
+     * peer) started so far: TELEMEM_OK when complete, TELEMEM_ERR_AGAIN
+     * while not (core polls and asks again), or an error.  NULL when d->sync. */
+    int (*flush)(tlm_direct_t *d, int peer);
+    /* Drive the driver's completions; NULL if it has none. */
+    int (*progress)(tlm_direct_t *d);
+    /* Tear down (after every mr and rk was released); frees d. */
+    void (*close)(tlm_direct_t *d);
+} tlm_direct_ops_t;
+
+/* Base object: every driver embeds it first. */
+struct tlm_direct {
+    const tlm_direct_ops_t *ops;
+    const char *name;       /* "window", "ofi-rma", "ucx-rma" */
+    bool sync;              /* write/read complete (remotely) on return */
+    size_t threshold;       /* default TELEMEM_DIRECT_THRESHOLD, bytes */
+    size_t max_segs;        /* longest chain one write/read takes */
+};
+
+#endif
