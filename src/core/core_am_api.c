@@ -1,7 +1,8 @@
 /* core_am_api.c - the public active messages: the handler table, requests
- * and replies of any payload size (fragmented and reassembled here, or
- * written in place for the long forms), the token, and the rule that
- * handlers only reply. */
+ * and replies up to the reassembly cap (fragmented and reassembled here, or
+ * written in place for the long forms), the token, the rule that handlers
+ * only reply, and the per-source cap on reassembly memory that every
+ * receiver of announced totals (AM, collectives, vector lists) charges. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,8 +18,16 @@ typedef struct reasm {
     uint8_t *buf;
     uint32_t msg_id;
     bool active;
+    bool dropping;     /* the current message was refused: skip its rest */
     size_t total, got;
     uint32_t args[TELEMEM_AM_MAX_ARGS];
+    /* long message in progress (written in place, in order) */
+    bool long_active;
+    uint32_t long_id;
+    uint64_t long_addr, long_total, long_next;
+    /* reassembly memory held for this source (see tlm_core_reasm_reserve) */
+    size_t held;
+    uint32_t held_entries;
 } reasm_t;
 
 typedef struct tlm_core_am {
@@ -28,7 +37,68 @@ typedef struct tlm_core_am {
     } h[TELEMEM_AM_MAX_HANDLERS];
     reasm_t *reasm; /* by source rank */
     uint32_t next_msg_id;
+    size_t reasm_max;  /* cap on reassembly bytes per source */
 } tlm_core_am_t;
+
+/* ---- reassembly memory (finding F1 of docs/hardening.md) -----------------
+ * A message header announces a total that the receiver must buffer before
+ * it can hand the message over (a fragmented AM, a collective that arrived
+ * early, a vector request's list).  Nothing is allocated on a header's word
+ * alone: each such buffer is charged to its source first, and a source
+ * may hold at most TLM_CORE_REASM_MAX bytes in TLM_CORE_REASM_MAX_ENTRIES
+ * buffers at a time.  Beyond that the message is refused as a protocol
+ * error (logged with the numbers) and nothing is kept. */
+
+size_t tlm_core_reasm_max(void)
+{
+    return tlm_core.am ? tlm_core.am->reasm_max : TLM_CORE_REASM_MAX;
+}
+
+void tlm_core_reasm_set_max(size_t bytes)
+{
+    if (tlm_core.am)
+        tlm_core.am->reasm_max = bytes;
+}
+
+int tlm_core_reasm_reserve(int src, uint64_t bytes, const char *what)
+{
+    tlm_core_am_t *am = tlm_core.am;
+    if (!am || src < 0 || src >= tlm_core.nranks)
+        return TELEMEM_ERR_PROTOCOL;
+    reasm_t *r = &am->reasm[src];
+    if (bytes > am->reasm_max || r->held > am->reasm_max - bytes ||
+        r->held_entries >= TLM_CORE_REASM_MAX_ENTRIES) {
+        tlm_am.protocol_errors++;
+        tlm_error("refused a %s of %llu bytes from rank %d: it would hold "
+                  "%zu + %llu bytes in %u + 1 buffers for that rank, more "
+                  "than the reassembly cap (%zu bytes, %u buffers per "
+                  "source)", what, (unsigned long long)bytes, src, r->held,
+                  (unsigned long long)bytes, r->held_entries, am->reasm_max,
+                  TLM_CORE_REASM_MAX_ENTRIES);
+        return TELEMEM_ERR_PROTOCOL;
+    }
+    r->held += (size_t)bytes;
+    r->held_entries++;
+    return TELEMEM_OK;
+}
+
+void tlm_core_reasm_release(int src, size_t bytes)
+{
+    tlm_core_am_t *am = tlm_core.am;
+    if (!am || src < 0 || src >= tlm_core.nranks)
+        return; /* after tlm_core_am_fini: nothing to account */
+    reasm_t *r = &am->reasm[src];
+    r->held -= TLM_MIN(bytes, r->held);
+    if (r->held_entries)
+        r->held_entries--;
+}
+
+size_t tlm_core_reasm_held(int src)
+{
+    if (!tlm_core.am || src < 0 || src >= tlm_core.nranks)
+        return 0;
+    return tlm_core.am->reasm[src].held;
+}
 
 static size_t user_hdr_len(unsigned nargs)
 {
@@ -65,10 +135,31 @@ static void run_handler(int src, const tlm_am_frag_hdr_t *h, void *payload,
 static void on_long(int src, const tlm_am_frag_hdr_t *h, const void *data,
                     size_t plen, const uint32_t *args)
 {
+    reasm_t *r = &tlm_core.am->reasm[src];
     uintptr_t dst = (uintptr_t)h->addr;
-    if (!tlm_core_region_contains(dst, h->total)) {
-        if (h->offset != 0)
+    /* Fragments of one message come in order, one message at a time (F2):
+     * a fragment that does not continue the current message is refused,
+     * so a duplicate can neither rewrite memory nor run the handler twice,
+     * and a message cannot complete with bytes it never carried. */
+    if (h->offset != 0) {
+        if (!r->long_active || r->long_id != h->h.id ||
+            r->long_addr != h->addr || r->long_total != h->total ||
+            r->long_next != h->offset) {
+            if (r->long_active || !r->dropping)
+                tlm_core_protocol_error(src, "long active message fragment",
+                                        plen);
+            r->long_active = false;
             return;
+        }
+    } else if (r->long_active) {
+        /* a new message while one is incomplete: the old one is lost */
+        tlm_core_protocol_error(src, "long active message (previous one "
+                                "incomplete)", plen);
+        r->long_active = false;
+    }
+    r->dropping = false;
+    if (!tlm_core_region_contains(dst, h->total)) {
+        r->dropping = true; /* its later fragments go too, quietly */
         bool request = !(h->h.flags & TLM_AM_F_REPLY);
         tlm_warn("refused a long active message %s from rank %d for "
                  "[0x%llx, +%llu): outside this rank's registered memory",
@@ -87,8 +178,36 @@ static void on_long(int src, const tlm_am_frag_hdr_t *h, const void *data,
             tlm_am_protect(src, dst + h->offset, plen);
         tlm_util_copy((void *)(dst + h->offset), data, plen);
     }
-    if (h->offset + plen == h->total)
+    if (h->offset + plen == h->total) {
+        r->long_active = false;
         run_handler(src, h, (void *)dst, h->total, args);
+    } else {
+        r->long_active = true;
+        r->long_id = h->h.id;
+        r->long_addr = h->addr;
+        r->long_total = h->total;
+        r->long_next = h->offset + plen;
+    }
+}
+
+static void reasm_drop(int src, reasm_t *r)
+{
+    if (r->buf) {
+        free(r->buf);
+        r->buf = NULL;
+        tlm_core_reasm_release(src, r->total);
+    }
+    r->active = false;
+}
+
+/* The sender learns of a refused request at its next quiet / fence. */
+static void nack_user(int src, const tlm_am_frag_hdr_t *h, int status)
+{
+    if (h->h.flags & TLM_AM_F_REPLY)
+        return;
+    tlm_am_nack_t n = {{TLM_AM_NACK, 0, (uint16_t)(int16_t)status, 0},
+                       h->addr, h->total};
+    tlm_am_send_ctrl(src, &n, sizeof(n), NULL, 0);
 }
 
 static void on_user(int src, const void *msg, size_t len)
@@ -108,35 +227,64 @@ static void on_user(int src, const void *msg, size_t len)
         on_long(src, h, payload, plen, args);
         return;
     }
+    reasm_t *r = &tlm_core.am->reasm[src];
     if (h->offset == 0 && plen == h->total) {
+        if (r->active) {
+            /* a whole message while another is incomplete (F2) */
+            reasm_drop(src, r);
+            goto bad;
+        }
+        r->dropping = false;
         run_handler(src, h, payload, plen, args);
         return;
     }
-    reasm_t *r = &tlm_core.am->reasm[src];
     if (h->offset == 0) {
-        if (r->active)
+        if (r->active) {
+            reasm_drop(src, r);
             goto bad;
+        }
+        /* Charged before anything is allocated (F1). */
+        if (tlm_core_reasm_reserve(src, h->total, "fragmented active "
+                                   "message") != TELEMEM_OK) {
+            r->dropping = true;
+            nack_user(src, h, TELEMEM_ERR_PROTOCOL);
+            return;
+        }
         r->buf = malloc(h->total);
         if (!r->buf) {
+            tlm_core_reasm_release(src, h->total);
             tlm_error("no memory to reassemble a %llu-byte active message "
                       "from rank %d", (unsigned long long)h->total, src);
+            r->dropping = true;
+            nack_user(src, h, TELEMEM_ERR_NO_MEMORY);
             return;
         }
         r->active = true;
+        r->dropping = false;
         r->msg_id = h->h.id;
         r->total = h->total;
         r->got = 0;
         memcpy(r->args, args, (h->h.aux >> 8) * 4u);
-    } else if (!r->active || r->msg_id != h->h.id || r->total != h->total) {
+    } else if (!r->active) {
+        if (r->dropping)
+            return; /* the rest of a refused message: reported once */
+        goto bad;
+    } else if (r->msg_id != h->h.id || r->total != h->total ||
+               h->offset != r->got) {
+        /* Fragments come in order (F2): a gap, an overlap or a duplicate
+         * ends the message; its buffer is freed. */
+        reasm_drop(src, r);
         goto bad;
     }
     memcpy(r->buf + h->offset, payload, plen);
     r->got += plen;
     if (r->got == r->total) {
-        r->active = false;
-        run_handler(src, h, r->buf, r->total, r->args);
-        free(r->buf);
+        uint8_t *buf = r->buf;
         r->buf = NULL;
+        r->active = false;
+        run_handler(src, h, buf, r->total, r->args);
+        free(buf);
+        tlm_core_reasm_release(src, r->total);
     }
     return;
 bad:
@@ -156,6 +304,7 @@ int tlm_core_am_init(void)
         tlm_core.am = NULL;
         return TELEMEM_ERR_NO_MEMORY;
     }
+    tlm_core.am->reasm_max = TLM_CORE_REASM_MAX;
     tlm_am_set_handler(TLM_AM_USER, on_user);
     return TELEMEM_OK;
 }
@@ -226,6 +375,19 @@ static int check_msg(const char *what, int id, const void *payload,
     return TELEMEM_OK;
 }
 
+/* A short-form payload is reassembled at the target: above the cap it
+ * would be refused there, so it is refused here (use the long form). */
+static int check_reasm(const char *what, const void *remote_dst, size_t bytes)
+{
+    if (!remote_dst && bytes > tlm_core_reasm_max()) {
+        tlm_error("%s: a %zu-byte payload is more than a target reassembles "
+                  "per source (%zu bytes); send it with the _long form",
+                  what, bytes, tlm_core_reasm_max());
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    return TELEMEM_OK;
+}
+
 static size_t build_hdr(uint64_t *buf, int id, bool reply, const void *dst,
                         size_t bytes, const uint32_t *args, unsigned nargs)
 {
@@ -257,6 +419,8 @@ static int am_request(const char *what, int rank, int id, const void *payload,
         return TELEMEM_ERR_INVALID_ARG;
     }
     rc = check_msg(what, id, payload, bytes, args, nargs);
+    if (rc == TELEMEM_OK)
+        rc = check_reasm(what, remote_dst, bytes);
     if (rc != TELEMEM_OK)
         return rc;
     uint64_t hdr[TLM_AM_MAX_HDR / 8];
@@ -278,6 +442,8 @@ static int am_reply(const char *what, telemem_am_token_t token, int id,
         return TELEMEM_ERR_INVALID_ARG;
     }
     int rc = check_msg(what, id, payload, bytes, args, nargs);
+    if (rc == TELEMEM_OK)
+        rc = check_reasm(what, remote_dst, bytes);
     if (rc != TELEMEM_OK)
         return rc;
     uint64_t hdr[TLM_AM_MAX_HDR / 8];

@@ -31,24 +31,80 @@ static tlm_coll_msg_t *inbox_find(int src, uint32_t seq, uint16_t round,
     return NULL;
 }
 
+/* Collective sequence numbers wrap: compare them modulo 2^32. */
+static bool seq_after(uint32_t a, uint32_t b)
+{
+    return (int32_t)(a - b) > 0;
+}
+
+/* Last collective this rank left (successfully or not): messages of it or
+ * of an earlier one are stale.  A rank leaves a collective only after it
+ * took every message addressed to it, so a stale message is garbage or a
+ * late one from a collective that failed here. */
+static uint32_t coll_done;
+/* By source: messages from it were refused (reassembly cap), so its
+ * collective stream has a hole; coll_recv from it fails from then on. */
+static int *coll_err;
+
+static void inbox_free(tlm_coll_msg_t *m)
+{
+    tlm_core_reasm_release(m->src, m->total);
+    free(m->buf);
+    free(m);
+}
+
+/* Free what collectives this rank has left still hold (failed ones). */
+static void inbox_sweep(void)
+{
+    tlm_coll_msg_t **pp = &tlm_core.coll_inbox;
+    while (*pp) {
+        tlm_coll_msg_t *m = *pp;
+        if (!seq_after(m->seq, coll_done)) {
+            *pp = m->next;
+            inbox_free(m);
+        } else {
+            pp = &m->next;
+        }
+    }
+}
+
 static void on_coll(int src, const void *msg, size_t len)
 {
     const tlm_am_frag_hdr_t *h = msg;
-    if (len < sizeof(*h)) {
-        tlm_warn("dropped a malformed collective message from rank %d", src);
+    if (len < sizeof(*h))
+        return tlm_core_protocol_error(src, "collective", len);
+    if (coll_err && coll_err[src] != TELEMEM_OK)
+        return; /* this source's stream already has a hole */
+    if (!seq_after(h->h.id, coll_done)) {
+        /* info, not warn: after a failed collective, live ranks' messages
+         * for it may still come in */
+        tlm_info("dropped a collective message from rank %d for collective "
+                 "%u, which this rank has left (%u)", src, h->h.id,
+                 coll_done);
         return;
     }
     size_t plen = len - sizeof(*h);
     tlm_coll_msg_t *m = inbox_find(src, h->h.id, h->h.aux, NULL);
     if (!m) {
-        m = calloc(1, sizeof(*m));
-        if (m && h->total)
-            m->buf = malloc(h->total);
-        if (!m || (h->total && !m->buf)) {
-            tlm_error("no memory for a %llu-byte collective message from "
-                      "rank %d", (unsigned long long)h->total, src);
-            if (m)
+        if (h->offset != 0 || plen > h->total)
+            return tlm_core_protocol_error(src, "collective", len);
+        /* Charged before anything is allocated (F1). */
+        int rc = tlm_core_reasm_reserve(src, h->total, "collective message");
+        if (rc == TELEMEM_OK) {
+            m = calloc(1, sizeof(*m));
+            if (m && h->total)
+                m->buf = malloc(h->total);
+            if (!m || (h->total && !m->buf)) {
+                tlm_error("no memory for a %llu-byte collective message "
+                          "from rank %d", (unsigned long long)h->total, src);
                 free(m);
+                tlm_core_reasm_release(src, h->total);
+                rc = TELEMEM_ERR_NO_MEMORY;
+            }
+        }
+        if (rc != TELEMEM_OK) {
+            if (coll_err)
+                coll_err[src] = rc;
             return;
         }
         m->src = src;
@@ -58,12 +114,10 @@ static void on_coll(int src, const void *msg, size_t len)
         m->next = tlm_core.coll_inbox;
         tlm_core.coll_inbox = m;
     }
-    if (h->total != m->total || h->offset > m->total ||
-        plen > m->total - h->offset) {
-        tlm_warn("dropped an inconsistent collective message from rank %d",
-                 src);
-        return;
-    }
+    /* Fragments come in order (F2): anything else is refused. */
+    if (h->total != m->total || h->offset != m->got ||
+        plen > m->total - m->got)
+        return tlm_core_protocol_error(src, "collective", len);
     if (plen)
         memcpy(m->buf + h->offset, h + 1, plen);
     m->got += plen;
@@ -87,6 +141,12 @@ static int coll_recv(int src, uint32_t seq, uint16_t round, void *dst,
         m = inbox_find(src, seq, round, &link);
         if (m && m->got == m->total)
             break;
+        if (coll_err && coll_err[src] != TELEMEM_OK) {
+            tlm_error("collective: messages from rank %d were refused "
+                      "(see above); its collectives cannot complete",
+                      src);
+            return coll_err[src];
+        }
         int rc = tlm_core_wait_step(&w);
         if (rc != TELEMEM_OK)
             return rc;
@@ -101,24 +161,40 @@ static int coll_recv(int src, uint32_t seq, uint16_t round, void *dst,
     } else if (len) {
         memcpy(dst, m->buf, len);
     }
-    free(m->buf);
-    free(m);
+    inbox_free(m);
     return rc;
 }
 
-static int coll_enter(const char *what)
+/* Start collective number ++coll_seq.  bytes: the largest message it sends,
+ * refused on every rank (they all pass the same size) when a receiver's
+ * reassembly cap could not take it as an early arrival. */
+static int coll_enter(const char *what, size_t bytes)
 {
     int rc = tlm_core_check_comm();
     if (rc != TELEMEM_OK)
         return rc;
+    if (bytes > tlm_core_reasm_max()) {
+        tlm_error("%s: %zu bytes per message is more than a rank buffers "
+                  "per source (%zu bytes)", what, bytes,
+                  tlm_core_reasm_max());
+        return TELEMEM_ERR_INVALID_ARG;
+    }
     tlm_core.coll_seq++;
     return TELEMEM_OK;
+}
+
+/* Leave the current collective: its stragglers (if it failed) are freed. */
+static int coll_leave(int rc)
+{
+    coll_done = tlm_core.coll_seq;
+    inbox_sweep();
+    return rc;
 }
 
 int telemem_barrier(void)
 {
     TLM_API_GUARD();
-    int rc = coll_enter("barrier");
+    int rc = coll_enter("barrier", 0);
     if (rc != TELEMEM_OK)
         return rc;
     int n = tlm_core.nranks, me = tlm_core.rank;
@@ -129,7 +205,7 @@ int telemem_barrier(void)
         if (rc == TELEMEM_OK)
             rc = coll_recv((me - k + n) % n, seq, round, NULL, 0);
     }
-    return rc;
+    return coll_leave(rc);
 }
 
 static int bcast(void *buf, size_t bytes, int root, uint32_t seq)
@@ -168,8 +244,10 @@ int telemem_broadcast(void *buf, size_t bytes, int root)
                                                  : "root out of range");
         return TELEMEM_ERR_INVALID_ARG;
     }
-    coll_enter("broadcast");
-    return bcast(buf, bytes, root, tlm_core.coll_seq);
+    rc = coll_enter("broadcast", bytes);
+    if (rc != TELEMEM_OK)
+        return rc;
+    return coll_leave(bcast(buf, bytes, root, tlm_core.coll_seq));
 }
 
 static size_t type_size(telemem_type_t t)
@@ -222,13 +300,17 @@ int telemem_allreduce(void *buf, size_t count, telemem_type_t type,
                   : (!buf && count) ? "buffer is NULL" : "count too large");
         return TELEMEM_ERR_INVALID_ARG;
     }
-    coll_enter("allreduce");
-    uint32_t seq = tlm_core.coll_seq;
     size_t bytes = count * es;
+    rc = coll_enter("allreduce", bytes);
+    if (rc != TELEMEM_OK)
+        return rc;
+    uint32_t seq = tlm_core.coll_seq;
     int n = tlm_core.nranks, me = tlm_core.rank;
     void *tmp = bytes ? malloc(bytes) : NULL;
-    if (bytes && !tmp)
-        return TELEMEM_ERR_NO_MEMORY;
+    if (bytes && !tmp) {
+        tlm_error("allreduce: no memory for %zu bytes", bytes);
+        return coll_leave(TELEMEM_ERR_NO_MEMORY);
+    }
     /* Binomial reduction towards rank 0; each rank combines its children in
      * increasing distance, so the order is the same on every run. */
     for (int mask = 1; mask < n && rc == TELEMEM_OK; mask <<= 1) {
@@ -245,7 +327,7 @@ int telemem_allreduce(void *buf, size_t count, telemem_type_t type,
     free(tmp);
     if (rc == TELEMEM_OK)
         rc = bcast(buf, bytes, 0, seq);
-    return rc;
+    return coll_leave(rc);
 }
 
 int telemem_allgather(const void *in, void *out, size_t bytes_per_rank)
@@ -260,7 +342,9 @@ int telemem_allgather(const void *in, void *out, size_t bytes_per_rank)
                                                : "size too large");
         return TELEMEM_ERR_INVALID_ARG;
     }
-    coll_enter("allgather");
+    rc = coll_enter("allgather", bytes_per_rank);
+    if (rc != TELEMEM_OK)
+        return rc;
     uint32_t seq = tlm_core.coll_seq;
     uint8_t *o = out;
     if (bytes_per_rank)
@@ -272,11 +356,15 @@ int telemem_allgather(const void *in, void *out, size_t bytes_per_rank)
         rc = coll_recv(src, seq, 0, o + (size_t)src * bytes_per_rank,
                        bytes_per_rank);
     }
-    return rc;
+    return coll_leave(rc);
 }
 
 void tlm_core_coll_init(void)
 {
+    coll_done = tlm_core.coll_seq;
+    /* Without it a refused message is still logged, but a collective that
+     * needed it waits until TELEMEM_TIMEOUT instead of failing at once. */
+    coll_err = calloc((size_t)tlm_core.nranks, sizeof(*coll_err));
     tlm_am_set_handler(TLM_AM_COLL, on_coll);
 }
 
@@ -285,7 +373,8 @@ void tlm_core_coll_fini(void)
     while (tlm_core.coll_inbox) {
         tlm_coll_msg_t *m = tlm_core.coll_inbox;
         tlm_core.coll_inbox = m->next;
-        free(m->buf);
-        free(m);
+        inbox_free(m);
     }
+    free(coll_err);
+    coll_err = NULL;
 }

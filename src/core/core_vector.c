@@ -277,9 +277,13 @@ static int check_list(const uint64_t *recs, size_t n, size_t data_total,
     return sum == data_total ? rc : TELEMEM_ERR_PROTOCOL;
 }
 
-static void vstate_reset(vstate_t *s)
+/* src: the source the list was charged to (tlm_core_reasm_reserve). */
+static void vstate_reset(int src, vstate_t *s)
 {
-    free(s->list);
+    if (s->list) {
+        free(s->list);
+        tlm_core_reasm_release(src, s->list_bytes);
+    }
     memset(s, 0, sizeof(*s));
 }
 
@@ -371,14 +375,21 @@ static void on_putv(int src, const void *msg, size_t len)
     }
     if (h->offset == 0) {
         if (s->active)
-            vstate_reset(s);
+            vstate_reset(src, s);
         if (vstate_begin(s, h, acc, scale) != TELEMEM_OK)
             return tlm_core_protocol_error(src, "vector put", len);
-        s->list = malloc(s->list_bytes ? s->list_bytes : 1);
-        if (!s->list) {
-            tlm_error("no memory for a vector request's list (%zu bytes) "
-                      "from rank %d", s->list_bytes, src);
-            list_checked(src, h, s, TELEMEM_ERR_NO_MEMORY);
+        /* The list is charged before it is allocated (F1). */
+        if (tlm_core_reasm_reserve(src, s->list_bytes, "vector put list") !=
+            TELEMEM_OK) {
+            list_checked(src, h, s, TELEMEM_ERR_PROTOCOL);
+        } else {
+            s->list = malloc(s->list_bytes ? s->list_bytes : 1);
+            if (!s->list) {
+                tlm_core_reasm_release(src, s->list_bytes);
+                tlm_error("no memory for a vector request's list (%zu "
+                          "bytes) from rank %d", s->list_bytes, src);
+                list_checked(src, h, s, TELEMEM_ERR_NO_MEMORY);
+            }
         }
         s->active = true;
         s->v = (tlm_vec_t){.n = s->nrecs, .recs = s->list};
@@ -410,7 +421,7 @@ static void on_putv(int src, const void *msg, size_t len)
         if (h->h.flags & TLM_AM_F_ACK)
             tlm_core_send_ack(src, h->h.id,
                               s->refused ? s->status : TELEMEM_OK);
-        vstate_reset(s);
+        vstate_reset(src, s);
     }
 }
 
@@ -506,13 +517,25 @@ static void on_getv_req(int src, const void *msg, size_t len)
     }
     if (h->offset == 0) {
         if (s->active)
-            vstate_reset(s);
+            vstate_reset(src, s);
         if (vstate_begin(s, h, -1, NULL) != TELEMEM_OK)
             return tlm_core_protocol_error(src, "vector get", len);
-        s->list = malloc(s->list_bytes);
         s->active = true;
-        if (!s->list)
+        /* The list is charged before it is allocated (F1). */
+        if (tlm_core_reasm_reserve(src, s->list_bytes, "vector get list") !=
+            TELEMEM_OK) {
             s->refused = true;
+            s->status = TELEMEM_ERR_PROTOCOL;
+        } else {
+            s->list = malloc(s->list_bytes);
+            if (!s->list) {
+                tlm_core_reasm_release(src, s->list_bytes);
+                tlm_error("no memory for a vector get's list (%zu bytes) "
+                          "from rank %d", s->list_bytes, src);
+                s->refused = true;
+                s->status = TELEMEM_ERR_NO_MEMORY;
+            }
+        }
     } else if (!s->active || s->type != TLM_AM_GETV_REQ ||
                h->offset != s->pos || h->total != s->total) {
         return tlm_core_protocol_error(src, "vector get", len);
@@ -522,15 +545,15 @@ static void on_getv_req(int src, const void *msg, size_t len)
     s->pos += plen;
     if (last) {
         if (s->refused) {
-            tlm_error("no memory for a vector get's list from rank %d", src);
-            tlm_core_send_ack(src, h->h.id, TELEMEM_ERR_NO_MEMORY);
-            vstate_reset(s);
+            tlm_core_send_ack(src, h->h.id, s->status);
+            vstate_reset(src, s);
             return;
         }
         uint64_t *list = s->list;
         s->list = NULL; /* handed over */
+        tlm_core_reasm_release(src, s->list_bytes);
         answer_getv(src, h->h.id, list, list, s->nrecs, (size_t)data_total);
-        vstate_reset(s);
+        vstate_reset(src, s);
     }
 }
 
@@ -544,7 +567,7 @@ void tlm_core_vector_init(void)
 void tlm_core_vector_fini(void)
 {
     for (int r = 0; vstates && r < tlm_core.nranks; r++)
-        vstate_reset(&vstates[r]);
+        vstate_reset(r, &vstates[r]);
     free(vstates);
     vstates = NULL;
 }

@@ -13,7 +13,13 @@
  * 8-byte word at offset 8 of PUT, GET_REQ, long USER, PUTS, GETS_REQ and
  * RMW, and the address word of every list record of PUTV / GETV_REQ.  An
  * address 0 in an input is the region's first byte; any absolute address
- * is still reachable (the sum wraps). */
+ * is still reachable (the sum wraps).
+ *
+ * Reassembly memory (finding F1, docs/hardening.md): the harness lowers
+ * the per-source cap to FUZZ_REASM_MAX (speed under ASan) and checks after
+ * every input that what rank 0 holds for itself stays within it.  The
+ * collective state is reset after every input (a fuzz process never runs
+ * the collective its early messages wait for). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,7 +39,7 @@
 static uint8_t *arena;  /* guard | region | guard */
 static uint8_t *region; /* arena + GUARD */
 static uint8_t guard_want[GUARD];
-static bool no_workaround; /* FUZZ_AM_NO_WORKAROUND=1: reproduce F1 */
+#define FUZZ_REASM_MAX ((size_t)16 << 20)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -80,32 +86,6 @@ static void check_guards(void)
     }
 }
 
-/* Collective messages that arrive before their collective wait in an inbox
- * until this rank reaches it, which a fuzz process never does: the inbox
- * would grow without bound over millions of inputs (see docs/hardening.md,
- * finding F1).  Emptied after every input; this mirrors the head of
- * tlm_coll_msg_t (private to core_coll.c) - keep the two in step. */
-typedef struct coll_msg_mirror {
-    struct coll_msg_mirror *next;
-    int src;
-    uint32_t seq;
-    uint16_t round;
-    size_t total, got;
-    uint8_t *buf;
-} coll_msg_mirror_t;
-
-static void reset_coll_inbox(void)
-{
-    coll_msg_mirror_t *m = (coll_msg_mirror_t *)(void *)tlm_core.coll_inbox;
-    while (m) {
-        coll_msg_mirror_t *next = m->next;
-        free(m->buf);
-        free(m);
-        m = next;
-    }
-    tlm_core.coll_inbox = NULL;
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
@@ -117,7 +97,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     unsetenv("TELEMEM_KVS");
     unsetenv("TELEMEM_JOBID");
     setenv("TELEMEM_BOOTSTRAP", "singleton", 1);
-    no_workaround = getenv("FUZZ_AM_NO_WORKAROUND") != NULL;
     if (!getenv("FUZZ_VERBOSE"))
         setenv("TELEMEM_LOG_FILE", "/dev/null", 1);
     int rc = telemem_initialize(NULL, NULL);
@@ -144,6 +123,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         fprintf(stderr, "fuzz_am: setup: %s\n", telemem_strerror(rc));
         exit(1);
     }
+    tlm_core_reasm_set_max(FUZZ_REASM_MAX);
     return 0;
 }
 
@@ -199,38 +179,8 @@ static void relocate(uint8_t *m, size_t len)
         add_base(m + hl + (q - h.offset));
 }
 
-/* Messages whose handler allocates the whole announced total before any
- * check (collective inbox, active-message reassembly, vector lists: see
- * docs/hardening.md, finding F1) are not delivered when that total is above
- * 64 MiB: under ASan a multi-GiB malloc takes seconds and the fuzzer would
- * only rediscover F1.  Every other type is delivered whatever its total. */
-#define ALLOC_CAP ((uint64_t)64 << 20)
-static unsigned long skipped_big;
-
-static int allocates_total(const uint8_t *m, size_t len)
-{
-    tlm_am_frag_hdr_t h;
-    if (len < sizeof h)
-        return 0;
-    memcpy(&h, m, sizeof h);
-    switch (h.h.type) {
-    case TLM_AM_COLL:
-    case TLM_AM_PUTV:
-    case TLM_AM_GETV_REQ:
-        return h.total > ALLOC_CAP;
-    case TLM_AM_USER:
-        return !(h.h.flags & TLM_AM_F_LONG) && h.total > ALLOC_CAP;
-    default:
-        return 0;
-    }
-}
-
 static void deliver(const uint8_t *data, size_t len)
 {
-    if (!no_workaround && allocates_total(data, len)) {
-        skipped_big++;
-        return;
-    }
     /* An exact-size copy, so reads past its end are caught; malloc keeps
      * the 16-byte alignment a transport buffer has. */
     uint8_t *m = malloc(len ? len : 1);
@@ -260,21 +210,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         p = q + FUZZ_SEP_LEN;
     }
     check_guards();
-    if (!no_workaround) {
-        reset_coll_inbox();
-    } else {
-        /* Show F1: what the inbox now holds for collectives that may
-         * never run. */
-        uint64_t held = 0;
-        for (coll_msg_mirror_t *m = (void *)tlm_core.coll_inbox; m;
-             m = m->next)
-            held += m->total;
-        if (held > ALLOC_CAP) {
-            fprintf(stderr, "fuzz_am: F1: the collective inbox holds %llu "
-                    "bytes allocated for messages of no running "
-                    "collective\n", (unsigned long long)held);
-            abort();
-        }
+    /* F1: whatever the headers announced, rank 0 holds at most the cap. */
+    size_t held = tlm_core_reasm_held(0);
+    if (held > FUZZ_REASM_MAX) {
+        fprintf(stderr, "fuzz_am: rank 0 holds %zu bytes of reassembly "
+                "memory, more than the cap (%zu)\n", held, FUZZ_REASM_MAX);
+        abort();
     }
+    tlm_core_coll_fini();
+    tlm_core_coll_init();
     return 0;
 }

@@ -88,6 +88,41 @@ def am_seeds():
                               struct.pack("<II", 0, 1))
     s["mutex_rep"] = hdr(17, flags=1, ident=18)
     s["mixed"] = s["put"] + SEP + s["flush"] + SEP + s["get"]
+    # Regressions of docs/hardening.md F1 (announced totals above the
+    # per-source reassembly cap: refused, nothing kept) and F2 (AM and
+    # collective fragments out of order, overlapping or repeated).
+    s["coll_future"] = frag(9, 0, 8, 0, aux=0, ident=1000) + data(8)
+    s["f1_coll_5x100m"] = SEP.join(
+        frag(9, 0, 100 << 20, 0, ident=1000 + k) + data(8)
+        for k in range(5))
+    s["f1_user_16g"] = frag(8, 0, 16 << 30, 0, aux=0, ident=40) + data(8)
+    s["f1_user_cap_then_ok"] = (frag(8, 0, 1 << 40, 0, aux=0, ident=41) +
+                                data(8) + SEP +
+                                frag(8, 0, 1 << 40, 8, aux=0, ident=41) +
+                                data(8) + SEP + s["user_frags"])
+    s["f1_putv_16g"] = frag(12, 1 << 30, 16 << 30, 0) + recs[:16]
+    s["f1_getv_16g"] = (frag(13, 1 << 30, 16 << 30, 0, ident=42) +
+                        struct.pack("<Q", 8) + recs[:16])
+    s["f2_user_dup_first"] = (frag(8, 0, 16, 0, aux=0, ident=43) + data(8) +
+                              SEP + frag(8, 0, 16, 0, aux=0, ident=43) +
+                              data(8) + SEP +
+                              frag(8, 0, 16, 8, aux=0, ident=43) + data(8))
+    s["f2_user_overlap"] = (frag(8, 0, 16, 0, aux=0, ident=44) + data(8) +
+                            SEP + frag(8, 0, 16, 4, aux=0, ident=44) +
+                            data(12))
+    s["f2_user_dup_mid"] = (frag(8, 0, 24, 0, aux=0, ident=45) + data(8) +
+                            SEP + frag(8, 0, 24, 8, aux=0, ident=45) +
+                            data(8) + SEP +
+                            frag(8, 0, 24, 8, aux=0, ident=45) + data(8) +
+                            SEP + s["user_frags"])
+    s["f2_long_dup_last"] = SEP.join(
+        frag(8, 256, 16, off, flags=4, aux=0 | 1 << 8, ident=46) +
+        struct.pack("<II", 1, 0) + data(8) for off in (0, 8, 8))
+    s["f2_long_gap"] = SEP.join(
+        frag(8, 256, 24, off, flags=4, aux=0, ident=47) + data(8)
+        for off in (0, 16))
+    s["f2_coll_overlap"] = (frag(9, 0, 16, 0, ident=1001) + data(8) + SEP +
+                            frag(9, 0, 16, 4, ident=1001) + data(12))
     return s
 
 
