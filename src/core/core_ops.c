@@ -9,8 +9,13 @@
 static int grow(void)
 {
     uint32_t c = tlm_core.nop_chunks;
-    if (c >= (UINT32_MAX / TLM_OP_CHUNK) - 1)
+    /* A wire id carries TLM_OP_ID_BITS of slot: a larger table would let
+     * one op's answer complete another (docs/hardening.md, limits). */
+    if ((uint64_t)(c + 1) * TLM_OP_CHUNK > (uint64_t)TLM_OP_MAX + 1) {
+        tlm_error("more than %u operations in flight (handles not yet "
+                  "waited for, gets): complete some first", TLM_OP_MAX);
         return TELEMEM_ERR_NO_MEMORY;
+    }
     tlm_op_t **nc = realloc(tlm_core.op_chunks, (c + 1) * sizeof(*nc));
     if (!nc)
         return TELEMEM_ERR_NO_MEMORY;
@@ -37,8 +42,9 @@ int tlm_core_op_alloc(uint32_t *idx_p)
     if (tlm_core.op_free == 0) {
         int rc = grow();
         if (rc != TELEMEM_OK) {
-            tlm_error("no memory for more operations in flight (%u)",
-                      tlm_core.nop_chunks * TLM_OP_CHUNK);
+            if (tlm_core.nop_chunks * TLM_OP_CHUNK <= TLM_OP_MAX)
+                tlm_error("no memory for more operations in flight (%u)",
+                          tlm_core.nop_chunks * TLM_OP_CHUNK);
             return rc;
         }
     }
