@@ -67,7 +67,9 @@ static bool is_float(int type)
     return type == ARMCI_FLOAT || type == ARMCI_DOUBLE;
 }
 
-/* One combining step for every element type: acc[i] = acc[i] op in[i]. */
+/* One combining step for every element type: acc[i] = acc[i] op in[i].
+ * NOLINTBEGIN(bugprone-macro-parentheses): T is a type name, which cannot
+ * be parenthesised in a declaration. */
 #define GOP_COMBINE(T, ABS)                                                 \
     static void combine_##T(T *acc, const T *in, int n, gop_op_t op)        \
     {                                                                       \
@@ -121,6 +123,7 @@ GOP_COMBINE(double, fabs)
                 acc[i] = acc[i] && in[i];                                   \
         }                                                                   \
     }
+/* NOLINTEND(bugprone-macro-parentheses) */
 GOP_LOGIC(int)
 GOP_LOGIC(long)
 GOP_LOGIC(llong)

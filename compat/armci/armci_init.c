@@ -52,7 +52,7 @@ static tlm_armci_settings_t read_settings(void)
 #define X(FIELD, NAME, DEF, DOC)                                            \
     {                                                                       \
         const char *v = getenv("ARMCI_" NAME);                              \
-        s.FIELD = parse_bool(NAME, v && *v ? v : DEF);                      \
+        s.FIELD = parse_bool(NAME, v && *v ? v : (DEF));                    \
     }
     TLM_ARMCI_SETTINGS(X)
 #undef X

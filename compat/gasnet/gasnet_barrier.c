@@ -115,10 +115,9 @@ static int finish(int id, int flags)
 {
     slot_t *s = &B.slot[B.phase & 1];
     int rc = GASNET_OK;
-    if (s->mismatch || (flags & GASNET_BARRIERFLAG_MISMATCH))
-        rc = GASNET_ERR_BARRIER_MISMATCH;
-    else if (!(flags & GASNET_BARRIERFLAG_ANONYMOUS) && s->named &&
-             s->value != (int32_t)id)
+    if (s->mismatch || (flags & GASNET_BARRIERFLAG_MISMATCH) ||
+        (!(flags & GASNET_BARRIERFLAG_ANONYMOUS) && s->named &&
+         s->value != (int32_t)id))
         rc = GASNET_ERR_BARRIER_MISMATCH;
     B.last_named = s->named;
     B.last_value = s->value;

@@ -89,6 +89,8 @@ static void region_add(const char *what, op_t *op)
     op_t *r = X.region;
     if (r->nkids == r->capkids) {
         size_t cap = r->capkids ? 2 * r->capkids : 16;
+        /* an array of pointers: sizeof *k is meant
+         * NOLINTNEXTLINE(bugprone-sizeof-expression) */
         op_t **k = realloc(r->kids, cap * sizeof *k);
         if (!k)
             tlm_gasnet_fatal(what, "out of memory for the access region");

@@ -121,9 +121,8 @@ int tlm_backend_open_all(const char *want, const tlm_transport_params_t *p,
     use_shm = p->size > 1 &&
               (strcmp(want, "auto") == 0 || strcmp(want, "shm") == 0);
     const tlm_backend_t *net = NULL;
-    if (strcmp(want, "auto") != 0 && strcmp(want, "shm") != 0)
-        net = network_choice(want, p);
-    else if (strcmp(want, "auto") == 0 && multi_node)
+    if ((strcmp(want, "auto") != 0 && strcmp(want, "shm") != 0) ||
+        (strcmp(want, "auto") == 0 && multi_node))
         net = network_choice(want, p);
     if (strcmp(want, "auto") == 0 && multi_node && !net)
         tlm_warn("the job spans several nodes but this build has no usable "
@@ -132,8 +131,10 @@ int tlm_backend_open_all(const char *want, const tlm_transport_params_t *p,
     for (size_t i = 0; rc == TELEMEM_OK && i < TLM_ARRAY_SIZE(backends); i++) {
         const tlm_backend_t *b = backends[i];
         tlm_transport_t *tp = NULL;
-        if (b == &tlm_shm_backend ? !use_shm
-                                  : (b != &tlm_loop_backend && b != net))
+        bool wanted = b == &tlm_shm_backend
+                          ? use_shm
+                          : b == &tlm_loop_backend || (net && b == net);
+        if (!wanted)
             continue;
         memset(reach, 0, (size_t)p->size * sizeof(bool));
         rc = b->query(p, reach);

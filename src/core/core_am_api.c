@@ -264,7 +264,7 @@ static void on_user(int src, const void *msg, size_t len)
         r->msg_id = h->h.id;
         r->total = h->total;
         r->got = 0;
-        memcpy(r->args, args, (h->h.aux >> 8) * 4u);
+        memcpy(r->args, args, (size_t)(h->h.aux >> 8) * 4u);
     } else if (!r->active) {
         if (r->dropping)
             return; /* the rest of a refused message: reported once */
@@ -402,7 +402,7 @@ static size_t build_hdr(uint64_t *buf, int id, bool reply, const void *dst,
     h->h.id = ++tlm_core.am->next_msg_id;
     h->total = bytes;
     if (nargs)
-        memcpy(h + 1, args, nargs * 4u);
+        memcpy(h + 1, args, (size_t)nargs * 4u);
     return hl;
 }
 

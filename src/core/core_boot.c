@@ -671,6 +671,8 @@ int tlm_core_boot_put(tlm_boot_t *b, const char *key, const void *val,
     unsigned char head[2 + WIRE_MAX_KEY];
     size_t klen = strlen(key);
     put_u16(head, (unsigned)klen);
+    /* length-prefixed, not NUL-terminated: the length is checked above
+     * NOLINTNEXTLINE(bugprone-not-null-terminated-result) */
     memcpy(head + 2, key, klen);
     /* no reply: TCP keeps it ahead of this rank's next FENCE */
     return send_frame(b, OP_PUT, head, 2 + klen, val, len, deadline_of(b),

@@ -42,9 +42,17 @@ static bool seq_after(uint32_t a, uint32_t b)
  * took every message addressed to it, so a stale message is garbage or a
  * late one from a collective that failed here. */
 static uint32_t coll_done;
-/* By source: messages from it were refused (reassembly cap), so its
- * collective stream has a hole; coll_recv from it fails from then on. */
-static int *coll_err;
+/* By source: a message of collective `seq` from it was refused
+ * (reassembly cap, no memory), so that collective cannot complete here: it
+ * fails with `status` instead of waiting, and the source's other messages
+ * for it are dropped.  Cleared when this rank leaves that collective;
+ * later collectives are unaffected. */
+typedef struct coll_hole {
+    int status;
+    uint32_t seq;
+} coll_hole_t;
+static coll_hole_t *coll_err;
+static int coll_nholes;
 
 static void inbox_free(tlm_coll_msg_t *m)
 {
@@ -68,13 +76,40 @@ static void inbox_sweep(void)
     }
 }
 
+/* A new inbox entry for the message whose first fragment is h, charged
+ * to src before anything is allocated (F1). */
+static int inbox_new(int src, const tlm_am_frag_hdr_t *h,
+                     tlm_coll_msg_t **m_p)
+{
+    int rc = tlm_core_reasm_reserve(src, h->total, "collective message");
+    if (rc != TELEMEM_OK)
+        return rc;
+    tlm_coll_msg_t *m = calloc(1, sizeof(*m));
+    uint8_t *buf = h->total ? malloc(h->total) : NULL;
+    if (!m || (h->total && !buf)) {
+        tlm_error("no memory for a %llu-byte collective message from rank "
+                  "%d", (unsigned long long)h->total, src);
+        free(m);
+        free(buf);
+        tlm_core_reasm_release(src, h->total);
+        return TELEMEM_ERR_NO_MEMORY;
+    }
+    m->buf = buf;
+    m->src = src;
+    m->seq = h->h.id;
+    m->round = h->h.aux;
+    m->total = h->total;
+    m->next = tlm_core.coll_inbox;
+    tlm_core.coll_inbox = m;
+    *m_p = m;
+    return TELEMEM_OK;
+}
+
 static void on_coll(int src, const void *msg, size_t len)
 {
     const tlm_am_frag_hdr_t *h = msg;
     if (len < sizeof(*h))
         return tlm_core_protocol_error(src, "collective", len);
-    if (coll_err && coll_err[src] != TELEMEM_OK)
-        return; /* this source's stream already has a hole */
     if (!seq_after(h->h.id, coll_done)) {
         /* info, not warn: after a failed collective, live ranks' messages
          * for it may still come in */
@@ -83,36 +118,22 @@ static void on_coll(int src, const void *msg, size_t len)
                  coll_done);
         return;
     }
+    if (coll_err && coll_err[src].status != TELEMEM_OK &&
+        coll_err[src].seq == h->h.id)
+        return; /* that collective already failed here */
     size_t plen = len - sizeof(*h);
     tlm_coll_msg_t *m = inbox_find(src, h->h.id, h->h.aux, NULL);
     if (!m) {
         if (h->offset != 0 || plen > h->total)
             return tlm_core_protocol_error(src, "collective", len);
-        /* Charged before anything is allocated (F1). */
-        int rc = tlm_core_reasm_reserve(src, h->total, "collective message");
-        if (rc == TELEMEM_OK) {
-            m = calloc(1, sizeof(*m));
-            if (m && h->total)
-                m->buf = malloc(h->total);
-            if (!m || (h->total && !m->buf)) {
-                tlm_error("no memory for a %llu-byte collective message "
-                          "from rank %d", (unsigned long long)h->total, src);
-                free(m);
-                tlm_core_reasm_release(src, h->total);
-                rc = TELEMEM_ERR_NO_MEMORY;
-            }
-        }
+        int rc = inbox_new(src, h, &m);
         if (rc != TELEMEM_OK) {
-            if (coll_err)
-                coll_err[src] = rc;
+            if (coll_err && coll_err[src].status == TELEMEM_OK) {
+                coll_err[src] = (coll_hole_t){rc, h->h.id};
+                coll_nholes++;
+            }
             return;
         }
-        m->src = src;
-        m->seq = h->h.id;
-        m->round = h->h.aux;
-        m->total = h->total;
-        m->next = tlm_core.coll_inbox;
-        tlm_core.coll_inbox = m;
     }
     /* Fragments come in order (F2): anything else is refused. */
     if (h->total != m->total || h->offset != m->got ||
@@ -141,11 +162,12 @@ static int coll_recv(int src, uint32_t seq, uint16_t round, void *dst,
         m = inbox_find(src, seq, round, &link);
         if (m && m->got == m->total)
             break;
-        if (coll_err && coll_err[src] != TELEMEM_OK) {
-            tlm_error("collective: messages from rank %d were refused "
-                      "(see above); its collectives cannot complete",
+        if (coll_err && coll_err[src].status != TELEMEM_OK &&
+            coll_err[src].seq == seq) {
+            tlm_error("collective %u: a message from rank %d was refused "
+                      "(see above); this collective cannot complete", seq,
                       src);
-            return coll_err[src];
+            return coll_err[src].status;
         }
         int rc = tlm_core_wait_step(&w);
         if (rc != TELEMEM_OK)
@@ -188,6 +210,13 @@ static int coll_leave(int rc)
 {
     coll_done = tlm_core.coll_seq;
     inbox_sweep();
+    for (int r = 0; coll_nholes && r < tlm_core.nranks; r++) {
+        if (coll_err[r].status != TELEMEM_OK &&
+            !seq_after(coll_err[r].seq, coll_done)) {
+            coll_err[r].status = TELEMEM_OK;
+            coll_nholes--;
+        }
+    }
     return rc;
 }
 
@@ -260,6 +289,8 @@ static size_t type_size(telemem_type_t t)
     return 0; /* complex types: no ordering, not reducible here */
 }
 
+/* NOLINTBEGIN(bugprone-macro-parentheses): T is a type name, which cannot
+ * be parenthesised in a declaration. */
 #define COMBINE(T)                                                          \
     do {                                                                    \
         T *a = acc;                                                         \
@@ -270,6 +301,7 @@ static size_t type_size(telemem_type_t t)
             else a[i] = b[i] > a[i] ? b[i] : a[i];                          \
         }                                                                   \
     } while (0)
+/* NOLINTEND(bugprone-macro-parentheses) */
 
 static void combine(void *acc, const void *in, size_t count,
                     telemem_type_t type, telemem_op_t op)
@@ -320,7 +352,7 @@ int telemem_allreduce(void *buf, size_t count, telemem_type_t type,
         }
         if (me + mask < n) {
             rc = coll_recv(me + mask, seq, 1, tmp, bytes);
-            if (rc == TELEMEM_OK)
+            if (rc == TELEMEM_OK && count)
                 combine(buf, tmp, count, type, op);
         }
     }
@@ -377,4 +409,5 @@ void tlm_core_coll_fini(void)
     }
     free(coll_err);
     coll_err = NULL;
+    coll_nholes = 0;
 }

@@ -16,6 +16,8 @@ static int grow(void)
                   "waited for, gets): complete some first", TLM_OP_MAX);
         return TELEMEM_ERR_NO_MEMORY;
     }
+    /* an array of chunk pointers: sizeof(*nc) is meant
+     * NOLINTNEXTLINE(bugprone-sizeof-expression) */
     tlm_op_t **nc = realloc(tlm_core.op_chunks, (c + 1) * sizeof(*nc));
     if (!nc)
         return TELEMEM_ERR_NO_MEMORY;

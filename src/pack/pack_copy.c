@@ -130,7 +130,7 @@ walk(const tlm_pack_desc_t *d, int side, char *base, size_t off, char *buf,
 
     if (len == 0)
         return;
-    if (levels == 0) {
+    if (levels <= 0) { /* normalised descriptors have 0..8 levels */
         do_part(mode, base + off, buf, len, fn, arg);
         return;
     }

@@ -128,6 +128,8 @@ void tlm_util_log_emit(int level, const char *subsys, const char *file,
     const char *base = strrchr(file, '/');
     base = base ? base + 1 : file;
     va_start(ap, fmt);
+    /* ap is started on the line above (analyzer false positive)
+     * NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized) */
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     fprintf(log_fp ? log_fp : stderr, "[telemem r%d %d] %s:%d %s: %s\n",
