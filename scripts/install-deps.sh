@@ -23,6 +23,7 @@ done
 
 pkgs=(gcc libc6-dev meson ninja-build pkg-config git libpmix-dev libfabric-dev libucx-dev)
 [ "$want_test" = 1 ] && pkgs+=(python3 openmpi-bin libopenmpi-dev libarmci-mpi-dev iproute2 clang libclang-rt-14-dev)
+[ "$want_test" = 1 ] && pkgs+=(cppcheck clang-tidy)  # scripts/lint-static.sh (issue 10)
 [ "$want_bench" = 1 ] && pkgs+=(openmpi-bin libopenmpi-dev netpipe-openmpi libarmci-mpi-dev python3-matplotlib)
 
 missing=()
