@@ -216,6 +216,16 @@ TELEMEM_API const char *telemem_config_string(void);
  * i's block, and every block is a valid target.  Blocks are aligned to 64
  * bytes and are not initialised.
  *
+ * Memory beyond what the machine has: the library promises a clean
+ * TELEMEM_ERR_NO_MEMORY on every rank (and nothing kept) whenever the
+ * system refuses the allocation on any rank: sizes past the address space
+ * always, sizes past RAM + swap under Linux's default heuristic overcommit
+ * (vm.overcommit_memory 0) and in strict mode (2).  It does not touch or
+ * pre-fault the block, so where the kernel grants more than it can back
+ * (mode 1, or several blocks that together exceed memory) the block is
+ * returned and a process touching too much of it is killed by the kernel's
+ * OOM killer, as with malloc().  (tests/limits, case hugealloc)
+ *
  * @param bytes  this rank's size
  * @param bases  array of telemem_nranks() pointers, filled on success
  * @retval TELEMEM_OK
@@ -271,7 +281,8 @@ TELEMEM_API int telemem_deregister(void *addr);
 
 /**
  * Copy @p bytes from local @p local_src into rank @p rank's memory at
- * @p remote_dst.
+ * @p remote_dst.  Any size_t size: large puts travel as fragments of the
+ * transport's buffer size (a 4 GiB put is tested, tests/limits bigput).
  *
  * Returns when @p local_src may be reused (the data has been copied into
  * message buffers or handed to the target).  The data is *complete at the
@@ -354,6 +365,18 @@ TELEMEM_API int telemem_poll(void);
  * (until it reports done); after that it is spent, and waiting on it again
  * returns TELEMEM_OK at once.  TELEMEM_HANDLE_NULL is an always-complete
  * handle.
+ *
+ * At most 1,048,575 operations can be in flight on a rank at once: handles
+ * not yet completed by telemem_wait()/telemem_test() (even if the operation
+ * itself is done), get_nbi and blocking gets in progress.  The call that
+ * would start one more returns TELEMEM_ERR_NO_MEMORY (logged); complete
+ * some handles and retry.  (tests/limits, case handles)
+ *
+ * 0-byte operations of every kind (contiguous, strided with a zero count,
+ * vector / list with no segments or only empty ones, accumulate, and their
+ * _nb/_nbi forms) are valid to any rank, write nothing and complete with
+ * TELEMEM_OK; a 0-byte put or get checks no address (NULL, the end of a
+ * block and a 0-byte block are all fine).  (case zero)
  */
 typedef struct telemem_handle {
     uint32_t index_;      /* private */
@@ -427,6 +450,16 @@ TELEMEM_API int telemem_get_nbi(int rank, void *local_dst,
  * Every rank calls the same collectives in the same order.  They are
  * carried out with active messages and keep serving requests while they
  * wait.  None of them implies quiet.
+ *
+ * A message may reach a rank before that rank enters the collective; it is
+ * then buffered, which the reassembly cap bounds (see Active messages:
+ * 1 GiB per sender).  So one collective message carries at most 1 GiB
+ * (broadcast bytes, allreduce count x element size, allgather
+ * bytes_per_rank): larger sizes return TELEMEM_ERR_INVALID_ARG on every
+ * rank.  If a rank had to refuse a message (the cap, or no memory), the
+ * collective that needed it fails there with TELEMEM_ERR_PROTOCOL (or
+ * _NO_MEMORY) instead of waiting; later collectives are not affected.
+ * 0 bytes (or count 0) is valid and moves nothing.
  */
 /**@{*/
 
@@ -812,11 +845,29 @@ TELEMEM_API int telemem_mutex_unlock(int set, int mutex, int rank);
 /** @name Active messages
  *
  * A request names a handler registered on the target rank, carries up to
- * TELEMEM_AM_MAX_ARGS 32-bit arguments and a payload of any size (large
+ * TELEMEM_AM_MAX_ARGS 32-bit arguments and a payload of up to 1 GiB (large
  * payloads are fragmented and reassembled transparently), and runs the
  * handler inside the target's poll loop.  A handler may send one reply to
- * the requester with telemem_am_reply(); it must not block or call other
- * Telemem communication functions (they return TELEMEM_ERR_IN_HANDLER).
+ * the requester with telemem_am_reply() or telemem_am_reply_long(), of any
+ * size (a reply that does not fit the transport's buffers now is copied
+ * and queued: the handler never blocks), also to its own rank.  It must
+ * not block or call other Telemem communication functions: requests, puts,
+ * gets, quiet, fence, barrier, collectives, telemem_poll() and
+ * telemem_malloc_all() return TELEMEM_ERR_IN_HANDLER; a second reply, or a
+ * reply from a reply's handler, returns TELEMEM_ERR_INVALID_ARG.
+ * (tests/limits, case handler)
+ *
+ * Reassembly cap: a target buffers the fragments of a short-form message
+ * (and collective messages that arrive early, and vector transfers'
+ * address lists) before it can use them, and holds at most 1 GiB in at
+ * most 65536 such buffers per sender at a time.  The sender refuses a
+ * short-form payload above 1 GiB (TELEMEM_ERR_INVALID_ARG: use the _long
+ * forms, which write in place and have no such limit); a message that
+ * would go past the cap at the target (several large messages in flight
+ * from one sender, or a corrupt header) is refused there with a logged
+ * error, nothing is kept, and the sender's next quiet/fence returns
+ * TELEMEM_ERR_PROTOCOL.  A 0-byte payload is valid (the handler gets
+ * payload NULL, bytes 0).
  *
  * Handlers run in issue order per sender, interleaved with that sender's
  * puts and gets.  telemem_quiet() also waits until earlier requests have
