@@ -66,6 +66,7 @@ struct knobs {
     uint64_t reps;           /* iterations per sample, 0 = automatic */
     double time;             /* seconds per size and mode (automatic reps) */
     double spin_timeout;     /* seconds a flag wait may last */
+    double max_seconds;      /* per mode; 0 = no limit */
     uint32_t pert;           /* NetPIPE perturbation */
     uint32_t samples;        /* timed samples per size */
     uint32_t window;         /* target slots rotated over (burst, stream) */
@@ -248,6 +249,9 @@ static void usage(FILE *f)
 "  --poll yes|no        call the library's progress call (telemem_poll,\n"
 "                       ARMCIX_Progress) while waiting for a message\n"
 "                       (default: %s)\n"
+"  --max-seconds SEC    per mode: start no new size after SEC seconds (the\n"
+"                       sizes not run are named in a '#' line; default: no\n"
+"                       limit)\n"
 "  --spin-timeout SEC   give up a flag wait after SEC seconds (default 120)\n"
 "  --no-bind            do not pin the ranks (default: rank r runs on the\n"
 "                       r-th CPU it may use, as mpirun --bind-to core)\n"
@@ -322,7 +326,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 {
     enum { O_MIN = 256, O_MAX, O_PERT, O_REPS, O_SAMPLES, O_TIME, O_TOUCH,
            O_CHECK, O_OFFSET, O_WINDOW, O_FLAG, O_SPIN, O_QUICK, O_OUTPUT,
-           O_MODE, O_NOBIND, O_PATH, O_POLL };
+           O_MODE, O_NOBIND, O_PATH, O_POLL, O_MAXSEC };
     static const struct option lo[] = {
         {"mode", required_argument, NULL, O_MODE},
         {"min", required_argument, NULL, O_MIN},
@@ -340,6 +344,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
         {"quick", no_argument, NULL, O_QUICK},
         {"no-bind", no_argument, NULL, O_NOBIND},
         {"path", required_argument, NULL, O_PATH},
+        {"max-seconds", required_argument, NULL, O_MAXSEC},
         {"poll", required_argument, NULL, O_POLL},
         {"output", required_argument, NULL, O_OUTPUT},
         {"verbose", no_argument, NULL, 'v'},
@@ -408,6 +413,11 @@ static void parse_args(int argc, char **argv, struct opts *o)
                 bad(o, "bad --time '%s' (expected seconds > 0)", optarg);
             else
                 have_time = 1;
+            break;
+        case O_MAXSEC:
+            if (parse_seconds(optarg, &k->max_seconds))
+                bad(o, "bad --max-seconds '%s' (expected seconds > 0)",
+                    optarg);
             break;
         case O_SPIN:
             if (parse_seconds(optarg, &k->spin_timeout))
@@ -878,11 +888,27 @@ static void run_mode(struct bench *b, uint32_t mode, const uint64_t *sizes,
     /* A latency iteration is a round trip: two messages. */
     double msgs_per_iter = mode == MODE_LATENCY ? 2 : 1;
 
+    double t_mode = bench_now();
+
     if (!t)
         die("out of memory");
     for (size_t i = 0; i < nsizes; i++) {
         size_t n = (size_t)sizes[i];
         uint64_t reps = b->k.reps;
+
+        if (b->k.max_seconds > 0) {
+            /* --max-seconds: rank 0's clock decides for both ranks. */
+            int stop = b->rank == 0 &&
+                       bench_now() - t_mode > b->k.max_seconds;
+            nb_broadcast(&stop, sizeof stop, 0);
+            if (stop) {
+                if (b->rank == 0)
+                    fprintf(out, "# %s: stopped before %zu bytes: "
+                            "--max-seconds %.3g reached\n", name, n,
+                            b->k.max_seconds);
+                break;
+            }
+        }
 
         if (b->k.check)
             check_size(b, mode, n, name);
