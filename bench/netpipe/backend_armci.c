@@ -35,6 +35,7 @@ static const struct nb_info info = {
      * fill the cores (about 12 ms per message on a 2-core machine). */
     .poll_default = 1,
     .has_path = 1,
+    .ordered = 1, /* ARMCI_Put is telemem_put */
 };
 #else
 static const struct nb_info info = {
@@ -44,6 +45,9 @@ static const struct nb_info info = {
     .two_sided = 0,
     .poll_default = 0,
     .has_path = 0,
+    /* Over Open MPI's osc/sm a put is the sender's memcpy, which does not
+     * store in address order: the last bytes can land first. */
+    .ordered = 0,
 };
 #endif
 
@@ -183,6 +187,11 @@ void nb_recv(int peer, void *local, size_t n)
 void nb_quiet(void)
 {
     ARMCI_AllFence();
+}
+
+void nb_fence(int peer)
+{
+    ARMCI_Fence(peer);
 }
 
 void nb_poll(void)

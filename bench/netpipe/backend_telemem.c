@@ -16,6 +16,7 @@ static const struct nb_info info = {
     .two_sided = 0,
     .poll_default = 1,
     .has_path = 1,
+    .ordered = 1, /* telemem.h: a put lands in increasing address order */
 };
 
 static void check_rc(int rc, const char *what, int line)
@@ -147,6 +148,11 @@ void nb_recv(int peer, void *local, size_t n)
 void nb_quiet(void)
 {
     CHECK(telemem_quiet());
+}
+
+void nb_fence(int peer)
+{
+    CHECK(telemem_fence(peer));
 }
 
 void nb_poll(void)

@@ -29,6 +29,10 @@ struct nb_info {
     int two_sided;      /* 1: nb_put is a send that needs an nb_recv */
     int poll_default;   /* 1: waits call nb_poll() unless --poll no */
     int has_path;       /* 1: --path (TELEMEM_DIRECT) applies */
+    int ordered;        /* 1: once a put's last bytes are visible at the
+                         * target, all of it is, and puts to one target
+                         * land in issue order.  0: the receiver needs a
+                         * separate flag put after nb_fence(). */
 };
 
 /* Static description of this build. */
@@ -74,6 +78,10 @@ void nb_recv(int peer, void *local, size_t n);
 /* One-sided: every earlier nb_put of this rank is complete at its
  * target.  Two-sided: nothing (netpipe.c waits for an answer instead). */
 void nb_quiet(void);
+
+/* Every earlier nb_put of this rank to @p peer is complete at @p peer
+ * (one-sided); nothing for two-sided backends. */
+void nb_fence(int peer);
 
 /* One step of progress from a spin loop (serve incoming requests). */
 void nb_poll(void);
