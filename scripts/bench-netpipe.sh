@@ -18,9 +18,10 @@ without and once with --touch, modes latency (ping-pong) and burst:
   armci-mpi      mpirun -n 2 armci-mpi-netpipe         (Debian's ARMCI-MPI)
   mpi            mpirun -n 2 mpi-netpipe               (MPI_Send/MPI_Recv)
 The seconds per message size are derived from --budget so that all runs
-fit in it; on a slow (busy) machine each mode stops starting new sizes
-after 1.5 x its share (--max-seconds; the CSV says where), and runs that
-would start after 1.3 x the budget are skipped (and listed).  Writes to --out: one CSV and log per run (IMPL-{u,t}-rR.csv),
+fit in it; on a slow (busy) machine each mode keeps to its share
+(--max-seconds: behind schedule only powers of two, then no new size; the
+CSV says what was left out), and runs that would start after 1.3 x the
+budget are skipped (and listed).  Writes to --out: one CSV and log per run (IMPL-{u,t}-rR.csv),
 env.txt, runs.txt, summary.md (numbers: where each wins and loses) and
 fig4_bandwidth.png, fig5_relative.png, latency.png.
 
@@ -194,9 +195,10 @@ if [ -z "$ttime" ]; then
         if (t < 0.005) t = 0.005
         printf "%.4f", t }')
 fi
-# Each mode of a run stops starting new sizes after 1.5 x its share.
+# Each mode of a run gets its share: behind schedule it runs only powers
+# of two, past it no new size (telemem-netpipe --max-seconds).
 max_seconds=$(awk -v b="$budget" -v r="$nruns" 'BEGIN {
-    s = (b - 3 * r) / r / 2 * 1.5
+    s = (b - 3 * r) / r / 2
     if (s < 1) s = 1
     printf "%.1f", s }')
 deadline=$(( SECONDS + budget * 13 / 10 ))

@@ -9,15 +9,19 @@
  * modes, the CSV and the flag argument.
  *
  * How the receiver knows a message has arrived (--flag):
- *   last      (default) it polls the last bytes of the data itself, as
- *             NetPIPE's one-sided modules do: one put per message.
- *             telemem.h guarantees that a put is applied in increasing
- *             address order, each message wholly inside one Telemem call,
- *             so once the last 8 bytes (1 byte for messages under 8 bytes)
- *             show the new value, the whole put is there.
+ *   last      (default where safe) it polls the last bytes of the data
+ *             itself, as NetPIPE's one-sided modules do: one put per
+ *             message.  telemem.h guarantees that a put is applied in
+ *             increasing address order, each message wholly inside one
+ *             Telemem call, so once the last 8 bytes (1 byte for messages
+ *             under 8 bytes) show the new value, the whole put is there.
  *   separate  a second put of a flag word after the data; correct by the
  *             issue-order rule (puts from one rank to one target are
- *             applied in order), at the cost of a second message.
+ *             applied in order), at the cost of a second message.  For a
+ *             library without these rules (ARMCI-MPI) the default, with a
+ *             fence between data and flag.
+ * A two-sided backend (MPI) receives each message with a matching receive
+ * where a one-sided receiver starts polling, then finds the flag there.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -251,8 +255,9 @@ static void usage(FILE *f)
 "  --poll yes|no        call the library's progress call (telemem_poll,\n"
 "                       ARMCIX_Progress) while waiting for a message\n"
 "                       (default: %s)\n"
-"  --max-seconds SEC    per mode: start no new size after SEC seconds (the\n"
-"                       sizes not run are named in a '#' line; default: no\n"
+"  --max-seconds SEC    per mode: when behind schedule run only the powers\n"
+"                       of two, and start no new size after SEC seconds\n"
+"                       ('#' lines say what was left out; default: no\n"
 "                       limit)\n"
 "  --spin-timeout SEC   give up a flag wait after SEC seconds (default 120)\n"
 "  --no-bind            do not pin the ranks (default: rank r runs on the\n"
@@ -907,6 +912,7 @@ static void run_mode(struct bench *b, uint32_t mode, const uint64_t *sizes,
     double msgs_per_iter = mode == MODE_LATENCY ? 2 : 1;
 
     double t_mode = bench_now();
+    size_t skipped = 0; /* sizes left out to keep to --max-seconds */
 
     if (!t)
         die("out of memory");
@@ -915,16 +921,32 @@ static void run_mode(struct bench *b, uint32_t mode, const uint64_t *sizes,
         uint64_t reps = b->k.reps;
 
         if (b->k.max_seconds > 0) {
-            /* --max-seconds: rank 0's clock decides for both ranks. */
-            int stop = b->rank == 0 &&
-                       bench_now() - t_mode > b->k.max_seconds;
-            nb_broadcast(&stop, sizeof stop, 0);
-            if (stop) {
+            /* --max-seconds, decided by rank 0's clock for both ranks:
+             * behind schedule (the share of the time used exceeds the
+             * share of the sizes done by more than a tenth), run powers
+             * of two only, so that
+             * the whole size range is still covered; past the limit,
+             * stop. */
+            int act = 0; /* 0 run, 1 skip, 2 stop */
+            if (b->rank == 0) {
+                double used = (bench_now() - t_mode) / b->k.max_seconds;
+                if (used > 1)
+                    act = 2;
+                else if (used > 0.1 + (double)i / (double)nsizes &&
+                         (n & (n - 1)))
+                    act = 1;
+            }
+            nb_broadcast(&act, sizeof act, 0);
+            if (act == 2) {
                 if (b->rank == 0)
                     fprintf(out, "# %s: stopped before %zu bytes: "
                             "--max-seconds %.3g reached\n", name, n,
                             b->k.max_seconds);
                 break;
+            }
+            if (act == 1) {
+                skipped++;
+                continue;
             }
         }
 
@@ -969,6 +991,9 @@ static void run_mode(struct bench *b, uint32_t mode, const uint64_t *sizes,
             est_bytes = n;
         }
     }
+    if (skipped && b->rank == 0)
+        fprintf(out, "# %s: %zu sizes (not powers of two) skipped to keep "
+                "to --max-seconds %.3g\n", name, skipped, b->k.max_seconds);
     nb_quiet();
     nb_barrier();
     free(t);
