@@ -272,7 +272,12 @@ int telemem_put_nb(int rank, void *remote_dst, const void *local_src,
 int tlm_core_get_alloc(int rank, bool nbi, tlm_op_t **op_p, uint32_t *idx_p)
 {
     uint32_t idx;
-    int rc = tlm_core_op_alloc(&idx);
+    /* An async driver's operations to rank complete before this AM read
+     * (issue order across the two paths). */
+    int rc = tlm_core.peers[rank].direct_busy ? tlm_core_direct_settle(rank)
+                                              : TELEMEM_OK;
+    if (rc == TELEMEM_OK)
+        rc = tlm_core_op_alloc(&idx);
     if (rc != TELEMEM_OK)
         return rc;
     tlm_op_t *op = tlm_core_op(idx);
