@@ -88,6 +88,8 @@ static int win_alloc(tlm_direct_t *d, size_t len, void **base,
 {
     window_t *w = win_of(d);
     size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    if (len > SIZE_MAX / 4)
+        return TELEMEM_ERR_UNSUPPORTED; /* core's allocation reports it */
     size_t map_len = WIN_HDR + TLM_ALIGN_UP(len ? len : 1, pg);
     win_mr_t *mr = calloc(1, sizeof(*mr));
     if (!mr)
@@ -95,7 +97,7 @@ static int win_alloc(tlm_direct_t *d, size_t len, void **base,
     snprintf(mr->name, sizeof(mr->name), "%s%lu", w->prefix, w->seq++);
     int fd = shm_open(mr->name, O_RDWR | O_CREAT | O_EXCL, 0600);
     if (fd < 0) {
-        tlm_warn("shm_open(%s): %s; this block takes the AM path", mr->name,
+        tlm_info("shm_open(%s): %s; this block takes the AM path", mr->name,
                  strerror(errno));
         free(mr);
         return TELEMEM_ERR_UNSUPPORTED;
@@ -106,7 +108,7 @@ static int win_alloc(tlm_direct_t *d, size_t len, void **base,
     int err = errno;
     close(fd);
     if (m == MAP_FAILED) {
-        tlm_warn("cannot size or map %s (%zu bytes): %s; this block takes "
+        tlm_info("cannot size or map %s (%zu bytes): %s; this block takes "
                  "the AM path", mr->name, map_len, strerror(err));
         shm_unlink(mr->name);
         free(mr);
