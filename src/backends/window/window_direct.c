@@ -448,7 +448,7 @@ int tlm_window_open(const tlm_transport_params_t *p, const int *local_of_rank,
     w->super.ops = &win_ops;
     w->super.name = "window";
     w->super.sync = true;
-    w->super.threshold = 32768; /* docs/direct.md: crossover on this machine */
+    w->super.threshold = 4096; /* docs/direct.md: crossover on this machine */
     w->super.max_segs = 1u << 20;
     w->rank = p->rank;
     w->nranks = p->size;
