@@ -95,6 +95,12 @@ static void usage(FILE *fp)
 "                     (default: core when ranks <= CPUs, else none), as\n"
 "                     mpirun does; spinning ranks then never share a core\n"
 "  -v, --verbose      report job start, ranks, store activity and exits\n"
+"      --calibrate[=PROFILE]  measure the AM and direct paths between 2\n"
+"                     ranks on this node (over TELEMEM_TRANSPORT if set) and\n"
+"                     write the crossover sizes TELEMEM_DIRECT=auto reads\n"
+"                     (default PROFILE: TELEMEM_DIRECT_PROFILE, else\n"
+"                     $XDG_CACHE_HOME or ~/.cache /telemem/direct.profile;\n"
+"                     docs/direct.md), then exit\n"
 "  -h, --help         print this help and exit\n"
 "      --version      print the version and exit\n"
 "\n"
@@ -124,12 +130,89 @@ static void bad_usage(const char *fmt, ...)
     exit(EXIT_USAGE);
 }
 
+/* ---- calibration -------------------------------------------------------- */
+
+/* Run this launcher again: -n 2 telemem-calibrate args, with
+ * TELEMEM_DIRECT=mode.  Its exit status. */
+static int run_phase(const char *self, const char *cal, const char *mode,
+                     char *const *args)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return 125;
+    if (pid == 0) {
+        char *av[12];
+        int k = 0;
+        av[k++] = (char *)self;
+        av[k++] = "-n";
+        av[k++] = "2";
+        av[k++] = "--timeout";
+        av[k++] = "600";
+        av[k++] = (char *)cal;
+        for (int i = 0; args[i] && k < 11; i++)
+            av[k++] = args[i];
+        av[k] = NULL;
+        setenv("TELEMEM_DIRECT", mode, 1);
+        execv(self, av);
+        _exit(127);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* telemem-run --calibrate: the AM phase, then the direct phase, which
+ * writes the profile (tools/calibrate.c). */
+static void calibrate(const char *profile)
+{
+    char self[4096], cal[4200], path[4096], tmp[64];
+    ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (k <= 0) {
+        fprintf(stderr, "telemem-run: cannot find myself: %s\n",
+                strerror(errno));
+        exit(EXIT_INTERNAL);
+    }
+    self[k] = '\0';
+    char *slash = strrchr(self, '/');
+    snprintf(cal, sizeof(cal), "%.*s/telemem-calibrate",
+             (int)(slash - self), self);
+    if (access(cal, X_OK) != 0) {
+        fprintf(stderr, "telemem-run: %s: %s\n", cal, strerror(errno));
+        exit(EXIT_INTERNAL);
+    }
+    const char *env = getenv("TELEMEM_DIRECT_PROFILE");
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (profile && profile[0])
+        snprintf(path, sizeof(path), "%s", profile);
+    else if (env && env[0])
+        snprintf(path, sizeof(path), "%s", env);
+    else if (xdg && xdg[0])
+        snprintf(path, sizeof(path), "%s/telemem/direct.profile", xdg);
+    else if (home && home[0])
+        snprintf(path, sizeof(path), "%s/.cache/telemem/direct.profile",
+                 home);
+    else {
+        fprintf(stderr, "telemem-run: no place for the profile: give "
+                "--calibrate=PATH\n");
+        exit(2);
+    }
+    snprintf(tmp, sizeof(tmp), "/tmp/telemem-calibrate-%d", (int)getpid());
+    char *am[] = {"am", tmp, NULL};
+    char *dr[] = {"direct", tmp, path, NULL};
+    int st = run_phase(self, cal, "never", am);
+    if (st == 0)
+        st = run_phase(self, cal, "always", dr);
+    unlink(tmp);
+    exit(st);
+}
+
 /* ---- options ------------------------------------------------------------ */
 
 static void parse_args(int argc, char **argv)
 {
     enum { OPT_TIMEOUT = 256, OPT_KEEP, OPT_TAG, OPT_BIND, OPT_VERSION,
-           OPT_RSH, OPT_KVS_ADDR };
+           OPT_RSH, OPT_KVS_ADDR, OPT_CALIBRATE };
     static const struct option longopts[] = {
         {"np", required_argument, NULL, 'n'},
         {"hosts", required_argument, NULL, 'H'},
@@ -142,6 +225,7 @@ static void parse_args(int argc, char **argv)
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
+        {"calibrate", optional_argument, NULL, OPT_CALIBRATE},
         {NULL, 0, NULL, 0},
     };
     opterr = 0;
@@ -217,6 +301,9 @@ static void parse_args(int argc, char **argv)
         case OPT_VERSION:
             printf("telemem-run " RUN_VERSION "\n");
             exit(0);
+        case OPT_CALIBRATE:
+            calibrate(optarg);
+            break;
         case ':':
             bad_usage("option '%s' needs an argument", argv[optind - 1]);
             break;

@@ -26,7 +26,11 @@ enum tlm_am_type {
     TLM_AM_RMW_REP = 15,  /* atomic's old value, aux = status */
     TLM_AM_MUTEX = 16,    /* mutex lock / trylock / unlock, aux = command */
     TLM_AM_MUTEX_REP = 17, /* grant or refusal, aux = status / result */
-    TLM_AM_NTYPES = 18
+    TLM_AM_KEY_REQ = 18,  /* direct path: key of the region at addr, len */
+    TLM_AM_KEY_REP = 19,  /* aux = status, region base/len, key bytes */
+    TLM_AM_KEY_INVAL = 20, /* the region at addr is being deregistered */
+    TLM_AM_KEY_INVAL_ACK = 21, /* its key is dropped, writes complete */
+    TLM_AM_NTYPES = 22
 };
 
 /* flags */
@@ -81,6 +85,15 @@ typedef struct tlm_am_mutex {
     uint32_t mutex;
 } tlm_am_mutex_t;
 
+/* KEY_REQ and KEY_INVAL: a tlm_am_get_req_t (addr, len).  KEY_REP: */
+typedef struct tlm_am_key_rep {
+    tlm_am_hdr_t h;
+    uint64_t base;   /* the region the key covers */
+    uint64_t len;
+    uint64_t key_len; /* key bytes follow */
+} tlm_am_key_rep_t;
+
+_Static_assert(sizeof(tlm_am_key_rep_t) == 32, "wire: key reply");
 _Static_assert(sizeof(tlm_am_rmw_t) == 32, "wire: atomic");
 _Static_assert(sizeof(tlm_am_rmw_rep_t) == 16, "wire: atomic reply");
 _Static_assert(sizeof(tlm_am_mutex_t) == 16, "wire: mutex");

@@ -30,6 +30,8 @@ typedef struct tlm_transport_params {
     long shm_ring;
     bool progress_thread;    /* this process sleeps on a doorbell */
     const char *ofi_provider; /* TELEMEM_OFI_PROVIDER, "" = libfabric's pick */
+    bool direct;             /* TELEMEM_DIRECT is not never: open a driver */
+    bool direct_cma;         /* TELEMEM_DIRECT_CMA: window may use CMA */
     tlm_deliver_fn_t deliver;
     void *deliver_arg;
 } tlm_transport_params_t;

@@ -41,3 +41,13 @@ TLM_CONFIG(KVS, STRING, "",
            "Address of the launcher's key-value store (set by telemem-run)")
 TLM_CONFIG(JOBID, STRING, "",
            "Job identifier, unique on this host (set by telemem-run)")
+TLM_CONFIG(DIRECT, STRING, "auto",
+           "Direct (RDMA) path for put/get: auto (per message, by size: the thresholds below), never (active messages only), always (every transfer a direct driver can take); docs/direct.md")
+TLM_CONFIG(DIRECT_THRESHOLD, STRING, "",
+           "Under auto, the smallest contiguous put/get that takes the direct path: a size for every driver (64k) or a comma list per driver or transport (window:32k,ofi-rma:256k,ucx:1m); empty = the calibration profile, else the driver's default")
+TLM_CONFIG(DIRECT_ROW_THRESHOLD, STRING, "",
+           "Under auto, the shortest contiguous row of a strided put/get that takes the direct path as a block-stride chain (shorter rows are packed into messages); same syntax as DIRECT_THRESHOLD")
+TLM_CONFIG(DIRECT_PROFILE, STRING, "",
+           "Calibration profile read by auto (written by telemem-run --calibrate); empty = $XDG_CACHE_HOME/telemem/direct.profile or ~/.cache/telemem/direct.profile")
+TLM_CONFIG(DIRECT_CMA, BOOL, "y",
+           "The same-node direct path may reach telemem_register ranges with process_vm_writev/readv (n: such ranges take the AM path; blocks of telemem_malloc_all still go direct)")

@@ -12,6 +12,7 @@
 #include "pack/pack.h"
 #include "core/core_boot.h"
 #include "core/core_config.h"
+#include "core/core_direct.h"
 #include "util/log.h"
 #include "util/util.h"
 
@@ -22,6 +23,12 @@ typedef struct tlm_core_peer {
     uint32_t flush_acked; /* last FLUSH_ACK received */
     uint32_t nbi_gets;    /* get_nbi not yet complete */
     int error;            /* first refusal since the last quiet/fence */
+    /* direct path (core_direct.c): smallest contiguous transfer that takes
+     * it (SIZE_MAX: never), outstanding driver operations, and AM reads
+     * (gets) since the last flush, which a direct write must follow */
+    size_t direct_min;
+    bool direct_busy;
+    bool am_reads;
 } tlm_core_peer_t;
 
 /* A non-blocking operation (handle) or a blocking get in flight. */
@@ -61,6 +68,7 @@ typedef struct tlm_op {
 typedef struct tlm_region {
     uintptr_t base, end;
     bool from_malloc_all;
+    struct tlm_region_dx *dx; /* direct-path exposure (core_direct.c) */
 } tlm_region_t;
 
 typedef struct tlm_core {
@@ -158,6 +166,8 @@ int tlm_core_check_rma_args(const char *what, int rank, const void *remote,
 int tlm_core_region_add(void *addr, size_t len, bool from_malloc_all);
 int tlm_core_region_remove(void *addr, bool from_malloc_all);
 bool tlm_core_region_contains(uintptr_t addr, size_t len);
+/* The region holding all of [addr, addr+len), or NULL. */
+tlm_region_t *tlm_core_region_find(uintptr_t addr, size_t len);
 void tlm_core_region_fini(void);
 
 /* core_ops.c */
@@ -191,6 +201,9 @@ static inline int tlm_core_send_stream(int rank, const void *hdr,
 int tlm_core_wait_sent(int rank, tlm_am_sendop_t *op);
 /* Wait until every request to rank (or to all when rank < 0) is complete. */
 int tlm_core_flush(int rank);
+/* Wait until the AM requests already sent to rank are applied and its gets
+ * answered, keeping refusals for the next quiet (direct-path ordering). */
+int tlm_core_flush_am(int rank);
 
 /* core_wait (in core_init.c): keep polling while waiting, bounded by
  * TELEMEM_TIMEOUT, watching the liveness of peer (all when < 0). */

@@ -152,6 +152,32 @@ const char *tlm_core_config_string(void)
     return config_text ? config_text : "";
 }
 
+void tlm_core_config_append(const char *text)
+{
+    size_t old = config_text ? strlen(config_text) : 0, n = strlen(text);
+    char *t = realloc(config_text, old + n + 1);
+    if (!t)
+        return;
+    memcpy(t + old, text, n + 1);
+    config_text = t;
+}
+
+bool tlm_core_config_profile_path(const tlm_config_t *cfg, char *buf,
+                                  size_t n)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int k;
+    if (cfg->DIRECT_PROFILE && cfg->DIRECT_PROFILE[0])
+        k = snprintf(buf, n, "%s", cfg->DIRECT_PROFILE);
+    else if (xdg && xdg[0])
+        k = snprintf(buf, n, "%s/telemem/direct.profile", xdg);
+    else if (home && home[0])
+        k = snprintf(buf, n, "%s/.cache/telemem/direct.profile", home);
+    else
+        return false;
+    return k > 0 && (size_t)k < n;
+}
+
 void tlm_core_config_fini(void)
 {
     free(config_text);

@@ -26,6 +26,13 @@ int tlm_core_config_init(tlm_config_t *cfg);
 /* Text block "NAME = value (default|set)" per line; owned by the module. */
 const char *tlm_core_config_string(void);
 void tlm_core_config_fini(void);
+/* Append lines (e.g. the direct-path thresholds in effect) to the text. */
+void tlm_core_config_append(const char *text);
+/* Where the direct-path calibration profile is: TELEMEM_DIRECT_PROFILE,
+ * else $XDG_CACHE_HOME/telemem/direct.profile, else
+ * $HOME/.cache/telemem/direct.profile.  False when none can be named. */
+bool tlm_core_config_profile_path(const tlm_config_t *cfg, char *buf,
+                                  size_t n);
 /* True when a PMIx launcher (mpirun, srun --mpi=pmix) started this process:
  * it sets PMIX_NAMESPACE (read here, the one reader of the environment). */
 bool tlm_core_config_pmix_launched(void);

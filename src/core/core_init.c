@@ -164,6 +164,8 @@ static tlm_transport_params_t transport_params(void)
         .shm_ring = tlm_core.cfg.SHM_RING,
         .progress_thread = tlm_core.cfg.PROGRESS_THREAD,
         .ofi_provider = tlm_core.cfg.OFI_PROVIDER,
+        .direct = strcmp(tlm_core.cfg.DIRECT, "never") != 0,
+        .direct_cma = tlm_core.cfg.DIRECT_CMA,
         .deliver = tlm_am_deliver,
         .deliver_arg = NULL,
     };
@@ -197,6 +199,7 @@ static int open_transports(void)
 static void teardown(void)
 {
     tlm_core_am_fini();
+    tlm_core_direct_fini();
     tlm_core_vector_fini();
     tlm_core_mutex_fini();
     tlm_core_coll_fini();
@@ -254,6 +257,8 @@ static int initialize(int level, bool progress_thread)
      * error leaves nothing behind, and initialize may be called again. */
     tlm_transport_params_t tp = transport_params();
     rc = tlm_backend_check_config(c->TRANSPORT, &tp);
+    if (rc == TELEMEM_OK)
+        rc = tlm_core_direct_check_config(c);
     if (rc != TELEMEM_OK) {
         tlm_core_config_fini();
         return rc;
@@ -291,7 +296,11 @@ static int initialize(int level, bool progress_thread)
     tlm_core_atomic_init();
     tlm_core_mutex_init();
     tlm_core_coll_init();
-    rc = tlm_core_am_init();
+    rc = tlm_core_direct_init();
+    if (rc == TELEMEM_OK) {
+        tlm_core_config_append(tlm_core_direct_string());
+        rc = tlm_core_am_init();
+    }
     if (rc != TELEMEM_OK)
         goto err;
     tlm_core.initialized = true;

@@ -9,6 +9,7 @@ typedef struct block {
     struct block *next;
     void *base;
     size_t bytes;
+    tlm_core_dblock_t *db; /* direct path: exposure and the peers' keys */
 } block_t;
 
 static block_t *blocks;
@@ -23,11 +24,17 @@ int telemem_malloc_all(size_t bytes, void **bases)
         tlm_error("malloc_all: bases is NULL");
         return TELEMEM_ERR_INVALID_ARG;
     }
-    /* Every rank allocates, then all agree whether everyone succeeded. */
+    /* Every rank allocates (in memory its direct-path peers can reach),
+     * then all agree whether everyone succeeded, then exchange bases and
+     * direct-path keys. */
+    size_t rs = tlm_core_direct_record_size();
     block_t *b = malloc(sizeof(*b));
-    uint64_t *all = malloc(sizeof(uint64_t) * (size_t)tlm_core.nranks);
+    uint8_t *all = malloc(rs * (size_t)tlm_core.nranks);
+    uint8_t *mine = malloc(rs);
     void *mem = NULL;
-    if (b && all && posix_memalign(&mem, 64, bytes ? bytes : 64) != 0)
+    tlm_core_dblock_t *db = NULL;
+    if (b && all && mine &&
+        tlm_core_direct_block_alloc(bytes, &mem, &db) != TELEMEM_OK)
         mem = NULL;
     int32_t ok = mem ? 1 : 0;
     if (ok && tlm_core_region_add(mem, bytes, true) != TELEMEM_OK)
@@ -38,22 +45,27 @@ int telemem_malloc_all(size_t bytes, void **bases)
     if (rc == TELEMEM_OK && !ok)
         rc = TELEMEM_ERR_NO_MEMORY;
     if (rc == TELEMEM_OK) {
-        uint64_t addr = (uint64_t)(uintptr_t)mem;
-        rc = telemem_allgather(&addr, all, sizeof(addr));
+        tlm_core_direct_record(db, mem, mine);
+        rc = telemem_allgather(mine, all, rs);
     }
+    free(mine);
     if (rc != TELEMEM_OK) {
-        if (mem)
+        if (mem) {
             tlm_core_region_remove(mem, true); /* NOT_FOUND if never added */
-        free(mem);
+            tlm_core_direct_block_free(db, mem);
+        }
         free(b);
         free(all);
         return rc;
     }
+    tlm_core_direct_block_import(db, all, bytes);
     for (int r = 0; r < tlm_core.nranks; r++)
-        bases[r] = (void *)(uintptr_t)all[r];
+        bases[r] = (void *)(uintptr_t)tlm_core_direct_record_addr(
+            all + (size_t)r * rs);
     free(all);
     b->base = mem;
     b->bytes = bytes;
+    b->db = db;
     b->next = blocks;
     blocks = b;
     return TELEMEM_OK;
@@ -76,15 +88,19 @@ int telemem_free_all(void *mine)
         tlm_error("free_all: %p is not a block of telemem_malloc_all", mine);
         return TELEMEM_ERR_NOT_FOUND;
     }
-    /* Nobody may still write into the block: complete ours, meet everyone. */
+    /* Nobody may still write into the block: complete ours, drop our keys
+     * of the peers' blocks, meet everyone. */
+    block_t *b = *pp;
     rc = telemem_quiet();
+    tlm_core_direct_block_release(b->db);
     int brc = telemem_barrier();
     if (rc == TELEMEM_OK)
         rc = brc;
-    block_t *b = *pp;
+    for (pp = &blocks; *pp != b; pp = &(*pp)->next)
+        ; /* the list may have changed while we polled (threads) */
     *pp = b->next;
     tlm_core_region_remove(b->base, true);
-    free(b->base);
+    tlm_core_direct_block_free(b->db, b->base);
     free(b);
     return rc;
 }
@@ -94,7 +110,7 @@ void tlm_core_mem_fini(void)
     while (blocks) {
         block_t *b = blocks;
         blocks = b->next;
-        free(b->base);
+        tlm_core_direct_block_free(b->db, b->base);
         free(b);
     }
 }

@@ -106,6 +106,11 @@ int tlm_core_put_packed(int rank, int mode, void *hdr, size_t hdr_len,
     tlm_am_frag_hdr_t *fh = hdr;
     size_t room = tlm_am_max_payload(rank, hdr_len);
     room -= room % align;
+    if (tlm_core.peers[rank].direct_busy) { /* issue order: core_direct.c */
+        int rc = tlm_core_direct_settle(rank);
+        if (rc != TELEMEM_OK)
+            return rc;
+    }
     tlm_core.peers[rank].unflushed++;
     if (mode == TLM_MODE_BLOCK) {
         if (total <= room) {

@@ -42,6 +42,14 @@ bool tlm_core_region_contains(uintptr_t addr, size_t len)
     return true;
 }
 
+tlm_region_t *tlm_core_region_find(uintptr_t addr, size_t len)
+{
+    if (!tlm_core_region_contains(addr, len))
+        return NULL;
+    long i = find_floor(addr);
+    return i < 0 ? NULL : &tlm_core.regions[i];
+}
+
 int tlm_core_region_add(void *addr, size_t len, bool from_malloc_all)
 {
     uintptr_t base = (uintptr_t)addr, end = base + len;
@@ -69,7 +77,7 @@ int tlm_core_region_add(void *addr, size_t len, bool from_malloc_all)
     size_t at = (size_t)(i + 1);
     memmove(&tlm_core.regions[at + 1], &tlm_core.regions[at],
             (tlm_core.nregions - at) * sizeof(tlm_region_t));
-    tlm_core.regions[at] = (tlm_region_t){base, end, from_malloc_all};
+    tlm_core.regions[at] = (tlm_region_t){base, end, from_malloc_all, NULL};
     tlm_core.nregions++;
     tlm_core.last_region = at;
     return TELEMEM_OK;
@@ -118,5 +126,18 @@ int telemem_deregister(void *addr)
         return TELEMEM_ERR_NOT_INITIALIZED;
     if (!addr)
         return TELEMEM_ERR_INVALID_ARG;
+    long i = find_floor((uintptr_t)addr);
+    if (i < 0 || tlm_core.regions[i].base != (uintptr_t)addr ||
+        tlm_core.regions[i].from_malloc_all)
+        return TELEMEM_ERR_NOT_FOUND;
+    /* Peers holding its direct-path key drop it first (docs/direct.md):
+     * no direct write can land in the range once this returns. */
+    int rc = tlm_core_direct_region_retire(&tlm_core.regions[i]);
+    if (rc != TELEMEM_OK)
+        return rc;
+    i = find_floor((uintptr_t)addr); /* the table may have moved */
+    if (i < 0 || tlm_core.regions[i].base != (uintptr_t)addr)
+        return TELEMEM_ERR_NOT_FOUND;
+    tlm_core_direct_region_free(&tlm_core.regions[i]);
     return tlm_core_region_remove(addr, false);
 }

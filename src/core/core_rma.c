@@ -89,6 +89,24 @@ static int self_copy(const char *what, void *dst, const void *src, size_t n,
     return TELEMEM_OK;
 }
 
+/* ---- path choice ---------------------------------------------------------- */
+
+/* Slow half of the per-message choice: the direct path for a transfer of
+ * at least the peer's threshold, else complete the driver's outstanding
+ * operations before the AM path (issue order across the two paths).
+ * TLM_DIRECT_DECLINED: the AM path carries it. */
+static int direct_or_settle(int rank, bool write, void *remote, void *local,
+                            size_t n, int mode)
+{
+    if (n >= tlm_core.peers[rank].direct_min) {
+        int rc = tlm_core_direct_rma(rank, write, remote, local, n, mode);
+        if (rc != TLM_DIRECT_DECLINED)
+            return rc;
+    }
+    int rc = tlm_core_direct_settle(rank);
+    return rc == TELEMEM_OK ? TLM_DIRECT_DECLINED : rc;
+}
+
 /* ---- put ------------------------------------------------------------------ */
 
 int tlm_core_wait_sent(int rank, tlm_am_sendop_t *op)
@@ -123,9 +141,16 @@ int telemem_put(int rank, void *remote_dst, const void *local_src,
         return rc;
     if (TLM_UNLIKELY(rank == tlm_core.rank))
         return self_copy("put", remote_dst, local_src, bytes, remote_dst);
+    tlm_core_peer_t *p = &tlm_core.peers[rank];
+    if (TLM_UNLIKELY(bytes >= p->direct_min || p->direct_busy)) {
+        rc = direct_or_settle(rank, true, remote_dst, (void *)local_src,
+                              bytes, TLM_MODE_BLOCK);
+        if (rc != TLM_DIRECT_DECLINED)
+            return rc;
+    }
     tlm_am_frag_hdr_t h = {{TLM_AM_PUT, 0, 0, 0}, (uintptr_t)remote_dst,
                            bytes, 0};
-    tlm_core.peers[rank].unflushed++;
+    p->unflushed++;
     return tlm_core_send_stream(rank, &h, sizeof(h), local_src, bytes);
 }
 
@@ -148,9 +173,16 @@ int telemem_put_nbi(int rank, void *remote_dst, const void *local_src,
         return rc;
     if (TLM_UNLIKELY(rank == tlm_core.rank))
         return self_copy("put_nbi", remote_dst, local_src, bytes, remote_dst);
+    tlm_core_peer_t *p = &tlm_core.peers[rank];
+    if (TLM_UNLIKELY(bytes >= p->direct_min || p->direct_busy)) {
+        rc = direct_or_settle(rank, true, remote_dst, (void *)local_src,
+                              bytes, TLM_MODE_NBI);
+        if (rc != TLM_DIRECT_DECLINED)
+            return rc;
+    }
     tlm_am_frag_hdr_t h = {{TLM_AM_PUT, 0, 0, 0}, (uintptr_t)remote_dst,
                            bytes, 0};
-    tlm_core.peers[rank].unflushed++;
+    p->unflushed++;
     if (bytes <= tlm_am.peers[rank].max_msg - sizeof(h)) {
         rc = tlm_am_try_send(rank, &h, sizeof(h), local_src, bytes);
         if (rc != TELEMEM_ERR_AGAIN)
@@ -199,6 +231,15 @@ int telemem_put_nb(int rank, void *remote_dst, const void *local_src,
             *h = TELEMEM_HANDLE_NULL;
         return rc;
     }
+    tlm_core_peer_t *p = &tlm_core.peers[rank];
+    if (TLM_UNLIKELY(bytes >= p->direct_min || p->direct_busy)) {
+        rc = direct_or_settle(rank, true, remote_dst, (void *)local_src,
+                              bytes, TLM_MODE_NB);
+        if (rc == TELEMEM_OK)
+            *h = TELEMEM_HANDLE_NULL; /* complete already */
+        if (rc != TLM_DIRECT_DECLINED)
+            return rc;
+    }
     uint32_t idx;
     rc = tlm_core_op_alloc(&idx);
     if (rc != TELEMEM_OK)
@@ -231,7 +272,12 @@ int telemem_put_nb(int rank, void *remote_dst, const void *local_src,
 int tlm_core_get_alloc(int rank, bool nbi, tlm_op_t **op_p, uint32_t *idx_p)
 {
     uint32_t idx;
-    int rc = tlm_core_op_alloc(&idx);
+    /* An async driver's operations to rank complete before this AM read
+     * (issue order across the two paths). */
+    int rc = tlm_core.peers[rank].direct_busy ? tlm_core_direct_settle(rank)
+                                              : TELEMEM_OK;
+    if (rc == TELEMEM_OK)
+        rc = tlm_core_op_alloc(&idx);
     if (rc != TELEMEM_OK)
         return rc;
     tlm_op_t *op = tlm_core_op(idx);
@@ -240,6 +286,7 @@ int tlm_core_get_alloc(int rank, bool nbi, tlm_op_t **op_p, uint32_t *idx_p)
     op->nbi = nbi;
     op->unpack = TLM_UNPACK_COPY;
     op->src.owned = NULL;
+    tlm_core.peers[rank].am_reads = true;
     *op_p = op;
     *idx_p = idx;
     return TELEMEM_OK;
@@ -302,6 +349,13 @@ int telemem_get(int rank, void *local_dst, const void *remote_src,
         return rc;
     if (rank == tlm_core.rank)
         return self_copy("get", local_dst, remote_src, bytes, remote_src);
+    tlm_core_peer_t *p = &tlm_core.peers[rank];
+    if (TLM_UNLIKELY(bytes >= p->direct_min || p->direct_busy)) {
+        rc = direct_or_settle(rank, false, (void *)remote_src, local_dst,
+                              bytes, TLM_MODE_BLOCK);
+        if (rc != TLM_DIRECT_DECLINED)
+            return rc;
+    }
     uint32_t idx;
     rc = get_start(rank, local_dst, remote_src, bytes, false, &idx);
     if (rc != TELEMEM_OK)
@@ -327,6 +381,15 @@ int telemem_get_nb(int rank, void *local_dst, const void *remote_src,
             *h = TELEMEM_HANDLE_NULL;
         return rc;
     }
+    tlm_core_peer_t *p = &tlm_core.peers[rank];
+    if (TLM_UNLIKELY(bytes >= p->direct_min || p->direct_busy)) {
+        rc = direct_or_settle(rank, false, (void *)remote_src, local_dst,
+                              bytes, TLM_MODE_NB);
+        if (rc == TELEMEM_OK)
+            *h = TELEMEM_HANDLE_NULL;
+        if (rc != TLM_DIRECT_DECLINED)
+            return rc;
+    }
     uint32_t idx;
     rc = get_start(rank, local_dst, remote_src, bytes, false, &idx);
     if (rc != TELEMEM_OK)
@@ -343,6 +406,13 @@ int telemem_get_nbi(int rank, void *local_dst, const void *remote_src,
         return rc;
     if (rank == tlm_core.rank)
         return self_copy("get_nbi", local_dst, remote_src, bytes, remote_src);
+    tlm_core_peer_t *p = &tlm_core.peers[rank];
+    if (TLM_UNLIKELY(bytes >= p->direct_min || p->direct_busy)) {
+        rc = direct_or_settle(rank, false, (void *)remote_src, local_dst,
+                              bytes, TLM_MODE_NBI);
+        if (rc != TLM_DIRECT_DECLINED)
+            return rc;
+    }
     uint32_t idx;
     return get_start(rank, local_dst, remote_src, bytes, true, &idx);
 }
@@ -354,12 +424,35 @@ static bool peer_complete(const tlm_core_peer_t *p)
     return (int32_t)(p->flush_acked - p->flush_sent) >= 0 && p->nbi_gets == 0;
 }
 
+int tlm_core_flush_am(int rank)
+{
+    tlm_core_peer_t *p = &tlm_core.peers[rank];
+    int rc = TELEMEM_OK;
+    if (p->unflushed || p->am_reads) {
+        /* Gets: their replies come before the FLUSH_ACK (one ordered
+         * channel), so the round trip covers them too. */
+        p->unflushed = 0;
+        p->am_reads = false;
+        p->flush_sent++;
+        tlm_am_hdr_t f = {TLM_AM_FLUSH, 0, 0, p->flush_sent};
+        rc = tlm_am_send_ctrl(rank, &f, sizeof(f), NULL, 0);
+    }
+    tlm_wait_t w;
+    tlm_core_wait_init(&w, rank);
+    while (rc == TELEMEM_OK && !peer_complete(p))
+        rc = tlm_core_wait_step(&w);
+    return rc;
+}
+
 int tlm_core_flush(int rank)
 {
     int lo = rank < 0 ? 0 : rank, hi = rank < 0 ? tlm_core.nranks : rank + 1;
-    int rc = TELEMEM_OK;
-    if (rank < 0 || rank == tlm_core.rank)
-        rc = tlm_am_drain_self(); /* requests to self are handled now */
+    int rc = tlm_core_direct_flush(rank);
+    if (rank < 0 || rank == tlm_core.rank) {
+        int src = tlm_am_drain_self(); /* requests to self are handled now */
+        if (rc == TELEMEM_OK)
+            rc = src;
+    }
     /* Ask every target with un-flushed requests; they answer in order after
      * applying everything before the FLUSH. */
     for (int r = lo; r < hi; r++) {
@@ -367,6 +460,7 @@ int tlm_core_flush(int rank)
         if (r == tlm_core.rank || p->unflushed == 0)
             continue;
         p->unflushed = 0;
+        p->am_reads = false;
         p->flush_sent++;
         tlm_am_hdr_t f = {TLM_AM_FLUSH, 0, 0, p->flush_sent};
         int src = tlm_am_send_ctrl(r, &f, sizeof(f), NULL, 0);

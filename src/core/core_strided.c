@@ -121,6 +121,13 @@ static int put_strided(const char *what, int mode, int rank, int acc_type,
                                                        h)
                                       : telemem_put_nbi(rank, remote, local, n);
     }
+    if (acc_type < 0 && src.d.total >= tlm_core.peers[rank].direct_min) {
+        /* Long enough rows: a block-stride chain on the direct path. */
+        rc = tlm_core_direct_strided(rank, true, &src.d, remote,
+                                     (void *)(uintptr_t)local, mode);
+        if (rc != TLM_DIRECT_DECLINED)
+            return rc;
+    }
     uint64_t hdr[TLM_AM_MAX_HDR / 8];
     tlm_am_frag_hdr_t *fh = (tlm_am_frag_hdr_t *)(void *)hdr;
     memset(fh, 0, sizeof(*fh));
@@ -205,6 +212,12 @@ static int get_strided(const char *what, int mode, int rank, void *local,
                : mode == TLM_MODE_NB  ? telemem_get_nb(rank, local, remote, n,
                                                        h)
                                       : telemem_get_nbi(rank, local, remote, n);
+    }
+    if (d.total >= tlm_core.peers[rank].direct_min) {
+        rc = tlm_core_direct_strided(rank, false, &d, (void *)remote, local,
+                                     mode);
+        if (rc != TLM_DIRECT_DECLINED)
+            return rc;
     }
     tlm_op_t *op;
     uint32_t idx;

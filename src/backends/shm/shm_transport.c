@@ -19,6 +19,7 @@
 
 #include "telemem.h"
 #include "backends/transport.h"
+#include "backends/window/window.h"
 #include "util/log.h"
 #include "util/util.h"
 
@@ -436,6 +437,8 @@ static void unmap_all(shm_transport_t *st)
 static void shm_close(tlm_transport_t *tp)
 {
     shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
+    if (st->super.direct)
+        st->super.direct->ops->close(st->super.direct);
     unmap_all(st);
     if (st->name[0])
         shm_unlink(st->name); /* normally gone already after open */
@@ -664,6 +667,13 @@ static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
             continue;
         pe->out = ring_of(&st->maps[l], st->my_local);
         pe->in = ring_of(&st->maps[st->my_local], l);
+    }
+    /* The same-node direct path (docs/direct.md); without it every
+     * transfer takes the message path. */
+    if (p->direct && st->nlocal > 1) {
+        rc = tlm_window_open(p, st->local_of_rank, &st->super.direct);
+        if (rc != TELEMEM_OK)
+            goto err;
     }
     tlm_debug("shm open: %d local ranks, %llu buffers of %llu bytes, ring %ld",
               st->nlocal, (unsigned long long)st->buf_count,

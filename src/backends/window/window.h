@@ -1,0 +1,15 @@
+/* window.h - the same-node direct-path driver ("window"): opened by the shm
+ * backend, hung on its transport as tp->direct.  Protocol: docs/direct.md. */
+#ifndef TLM_WINDOW_H
+#define TLM_WINDOW_H
+
+#include "backends/transport.h"
+
+/* Open the window driver for the local ranks of p (local_of_rank[r] >= 0).
+ * Never fails the transport: *d_p is NULL when the driver cannot work here
+ * (then every transfer takes the AM path).  TELEMEM_OK or
+ * TELEMEM_ERR_NO_MEMORY. */
+int tlm_window_open(const tlm_transport_params_t *p, const int *local_of_rank,
+                    tlm_direct_t **d_p);
+
+#endif

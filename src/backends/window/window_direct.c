@@ -1,0 +1,465 @@
+/* window_direct.c - the same-node direct-path driver: blocks of
+ * telemem_malloc_all in shared memory every local rank maps (the TCA model:
+ * one address space), other registered memory reached with
+ * process_vm_writev/readv (CMA); transfers are block-stride chains executed
+ * by the initiator with plain stores (a few bytes), memcpy or CMA iovecs.
+ * No target CPU involvement; every call completes before it returns.
+ * Protocol, keys and clean-up: docs/direct.md. */
+#define _GNU_SOURCE
+#define TLM_LOG_SUBSYS "window"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "telemem.h"
+#include "backends/window/window.h"
+#include "util/log.h"
+#include "util/util.h"
+
+/* Key kinds. */
+enum { KEY_SEG = 1, KEY_CMA = 2 };
+
+#define WIN_NAME_MAX 96
+/* The first page of a segment holds its header: importers count themselves
+ * there and the last one unlinks the name (nothing left in /dev/shm once
+ * every local rank has mapped it, as the shm transport does). */
+#define WIN_HDR 4096u
+/* iovecs per process_vm_* call (UIO_MAXIOV is 1024). */
+#define WIN_IOV 64
+
+typedef struct win_key {
+    uint32_t kind;
+    int32_t pid;      /* KEY_CMA: the exposing process */
+    uint64_t size;    /* KEY_SEG: mapping size (header page included) */
+    uint32_t importers; /* KEY_SEG: local peers that will map it */
+    uint32_t pad;
+    char name[WIN_NAME_MAX];
+} win_key_t;
+
+typedef struct win_seg_hdr {
+    _Atomic uint32_t mapped; /* importers that have mapped the segment */
+} win_seg_hdr_t;
+
+typedef struct win_mr {
+    int kind;
+    void *map;          /* KEY_SEG: the whole mapping */
+    size_t map_len;
+    char name[WIN_NAME_MAX];
+} win_mr_t;
+
+typedef struct win_rkey {
+    int kind;
+    int peer;
+    pid_t pid;          /* KEY_CMA */
+    uintptr_t rbase;
+    size_t rlen;
+    char *map;          /* KEY_SEG: where rbase is mapped here */
+    size_t map_len;
+} win_rkey_t;
+
+typedef struct window {
+    tlm_direct_t super;
+    int rank;
+    int nlocal;
+    pid_t pid;
+    bool cma;           /* process_vm_* may be tried */
+    bool *cma_denied;   /* by rank: a probe failed, do not ask again */
+    int nranks;
+    unsigned long seq;  /* segment names */
+    char prefix[64];    /* /telemem-<jobid>-<rank>-w */
+} window_t;
+
+static window_t *win_of(tlm_direct_t *d)
+{
+    return tlm_container_of(d, window_t, super);
+}
+
+/* ---- memory of telemem_malloc_all --------------------------------------- */
+
+static int win_alloc(tlm_direct_t *d, size_t len, void **base,
+                     tlm_direct_mr_t **mr_p, void *key, size_t *key_len)
+{
+    window_t *w = win_of(d);
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    if (len > SIZE_MAX / 4)
+        return TELEMEM_ERR_UNSUPPORTED; /* core's allocation reports it */
+    size_t map_len = WIN_HDR + TLM_ALIGN_UP(len ? len : 1, pg);
+    win_mr_t *mr = calloc(1, sizeof(*mr));
+    if (!mr)
+        return TELEMEM_ERR_NO_MEMORY;
+    snprintf(mr->name, sizeof(mr->name), "%s%lu", w->prefix, w->seq++);
+    int fd = shm_open(mr->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) {
+        tlm_info("shm_open(%s): %s; this block takes the AM path", mr->name,
+                 strerror(errno));
+        free(mr);
+        return TELEMEM_ERR_UNSUPPORTED;
+    }
+    void *m = MAP_FAILED;
+    if (ftruncate(fd, (off_t)map_len) == 0)
+        m = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int err = errno;
+    close(fd);
+    if (m == MAP_FAILED) {
+        tlm_info("cannot size or map %s (%zu bytes): %s; this block takes "
+                 "the AM path", mr->name, map_len, strerror(err));
+        shm_unlink(mr->name);
+        free(mr);
+        return TELEMEM_ERR_UNSUPPORTED;
+    }
+    mr->kind = KEY_SEG;
+    mr->map = m;
+    mr->map_len = map_len;
+    win_key_t k = {KEY_SEG, 0, map_len, (uint32_t)(w->nlocal - 1), 0, ""};
+    snprintf(k.name, sizeof(k.name), "%s", mr->name);
+    if (w->nlocal <= 1) { /* nobody will map it */
+        shm_unlink(mr->name);
+        mr->name[0] = '\0';
+    }
+    memcpy(key, &k, sizeof(k));
+    *key_len = sizeof(k);
+    *base = (char *)m + WIN_HDR;
+    *mr_p = (tlm_direct_mr_t *)(void *)mr;
+    return TELEMEM_OK;
+}
+
+static void win_free(tlm_direct_t *d, tlm_direct_mr_t *m)
+{
+    win_mr_t *mr = (win_mr_t *)(void *)m;
+    if (!mr)
+        return;
+    if (mr->kind == KEY_SEG) {
+        if (mr->name[0])
+            shm_unlink(mr->name); /* not every peer imported it */
+        munmap(mr->map, mr->map_len);
+    }
+    free(mr);
+}
+
+/* ---- other memory: CMA -------------------------------------------------- */
+
+static int win_expose(tlm_direct_t *d, void *base, size_t len,
+                      tlm_direct_mr_t **mr_p, void *key, size_t *key_len)
+{
+    window_t *w = win_of(d);
+    if (!w->cma)
+        return TELEMEM_ERR_UNSUPPORTED;
+    win_mr_t *mr = calloc(1, sizeof(*mr));
+    if (!mr)
+        return TELEMEM_ERR_NO_MEMORY;
+    mr->kind = KEY_CMA;
+    win_key_t k = {KEY_CMA, (int32_t)w->pid, 0, 0, 0, ""};
+    memcpy(key, &k, sizeof(k));
+    *key_len = sizeof(k);
+    *mr_p = (tlm_direct_mr_t *)(void *)mr;
+    return TELEMEM_OK;
+}
+
+static void win_unexpose(tlm_direct_t *d, tlm_direct_mr_t *m)
+{
+    free(m); /* nothing is pinned: the key only names the process */
+}
+
+/* ---- import ------------------------------------------------------------- */
+
+static int import_seg(window_t *w, win_rkey_t *rk, const win_key_t *k)
+{
+    if (memchr(k->name, '\0', sizeof(k->name)) == NULL ||
+        k->size < WIN_HDR + rk->rlen)
+        return TELEMEM_ERR_INVALID_ARG;
+    int fd = shm_open(k->name, O_RDWR, 0);
+    if (fd < 0) {
+        tlm_warn("shm_open(%s) of rank %d: %s; its block takes the AM path",
+                 k->name, rk->peer, strerror(errno));
+        return TELEMEM_ERR_UNSUPPORTED;
+    }
+    void *m = mmap(NULL, k->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int err = errno;
+    close(fd);
+    if (m == MAP_FAILED) {
+        tlm_warn("mmap(%s) of rank %d: %s; its block takes the AM path",
+                 k->name, rk->peer, strerror(err));
+        return TELEMEM_ERR_UNSUPPORTED;
+    }
+    rk->map = (char *)m + WIN_HDR;
+    rk->map_len = k->size;
+    /* The last local peer to map it removes the name. */
+    win_seg_hdr_t *h = m;
+    if (atomic_fetch_add(&h->mapped, 1) + 1 == k->importers)
+        shm_unlink(k->name);
+    (void)w;
+    return TELEMEM_OK;
+}
+
+/* May this process write into rank's memory with process_vm_writev?  One
+ * real read of a byte of the exposed range tells (ptrace rules, seccomp). */
+static int import_cma(window_t *w, win_rkey_t *rk, const win_key_t *k)
+{
+    if (!w->cma || w->cma_denied[rk->peer])
+        return TELEMEM_ERR_UNSUPPORTED;
+    rk->pid = (pid_t)k->pid;
+    char b;
+    struct iovec l = {&b, 1}, r = {(void *)rk->rbase, 1};
+    if (rk->rlen == 0 || process_vm_readv(rk->pid, &l, 1, &r, 1, 0) == 1)
+        return TELEMEM_OK;
+    tlm_info("process_vm_readv of rank %d (pid %d): %s; its registered "
+             "ranges take the AM path", rk->peer, (int)rk->pid,
+             strerror(errno));
+    w->cma_denied[rk->peer] = true;
+    return TELEMEM_ERR_UNSUPPORTED;
+}
+
+static int win_import(tlm_direct_t *d, int peer, uintptr_t rbase, size_t rlen,
+                      const void *key, size_t key_len,
+                      tlm_direct_rkey_t **rk_p)
+{
+    window_t *w = win_of(d);
+    win_key_t k;
+    if (key_len != sizeof(k) || peer < 0 || peer >= w->nranks)
+        return TELEMEM_ERR_INVALID_ARG;
+    memcpy(&k, key, sizeof(k));
+    win_rkey_t *rk = calloc(1, sizeof(*rk));
+    if (!rk)
+        return TELEMEM_ERR_NO_MEMORY;
+    rk->kind = (int)k.kind;
+    rk->peer = peer;
+    rk->rbase = rbase;
+    rk->rlen = rlen;
+    int rc = k.kind == KEY_SEG   ? import_seg(w, rk, &k)
+             : k.kind == KEY_CMA ? import_cma(w, rk, &k)
+                                 : TELEMEM_ERR_INVALID_ARG;
+    if (rc != TELEMEM_OK) {
+        free(rk);
+        return rc;
+    }
+    *rk_p = (tlm_direct_rkey_t *)(void *)rk;
+    return TELEMEM_OK;
+}
+
+static void win_release(tlm_direct_t *d, tlm_direct_rkey_t *r)
+{
+    win_rkey_t *rk = (win_rkey_t *)(void *)r;
+    if (!rk)
+        return;
+    if (rk->kind == KEY_SEG)
+        munmap(rk->map - WIN_HDR, rk->map_len);
+    free(rk);
+}
+
+/* ---- transfers ---------------------------------------------------------- */
+
+/* A few bytes go as plain stores (PIO), the rest through memcpy. */
+static inline void win_copy(void *dst, const void *src, size_t n)
+{
+    switch (n) {
+    case 1: memcpy(dst, src, 1); break;
+    case 2: memcpy(dst, src, 2); break;
+    case 4: memcpy(dst, src, 4); break;
+    case 8: memcpy(dst, src, 8); break;
+    case 16: memcpy(dst, src, 16); break;
+    default: memcpy(dst, src, n); break;
+    }
+}
+
+static void seg_chain(win_rkey_t *rk, const tlm_direct_seg_t *segs, int nsegs,
+                      bool write)
+{
+    for (int i = 0; i < nsegs; i++) {
+        const tlm_direct_seg_t *s = &segs[i];
+        char *loc = (char *)s->local;
+        char *rem = rk->map + (s->remote - rk->rbase);
+        for (size_t b = 0; b < s->count; b++) {
+            if (write)
+                win_copy(rem, loc, s->block);
+            else
+                win_copy(loc, rem, s->block);
+            loc += s->local_stride;
+            rem += s->remote_stride;
+        }
+    }
+    /* Later messages of this rank (flags, AM requests) must not become
+     * visible before the data. */
+    atomic_thread_fence(memory_order_release);
+}
+
+/* Hand n (local, remote) pairs to the kernel, resuming after a partial
+ * transfer (the kernel stops at page or iovec boundaries under pressure). */
+static int cma_batch(win_rkey_t *rk, struct iovec *l, struct iovec *r, int n,
+                     bool write)
+{
+    int li = 0, ri = 0;
+    while (li < n) {
+        ssize_t k = write ? process_vm_writev(rk->pid, l + li, (unsigned long)(n - li),
+                                              r + ri, (unsigned long)(n - ri), 0)
+                          : process_vm_readv(rk->pid, l + li, (unsigned long)(n - li),
+                                             r + ri, (unsigned long)(n - ri), 0);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            int err = errno;
+            tlm_error("process_vm_%sv to rank %d (pid %d): %s",
+                      write ? "write" : "read", rk->peer, (int)rk->pid,
+                      strerror(err));
+            return err == ESRCH ? TELEMEM_ERR_PEER_DEAD
+                                : TELEMEM_ERR_TRANSPORT;
+        }
+        if (k == 0) {
+            tlm_error("process_vm_%sv to rank %d moved nothing",
+                      write ? "write" : "read", rk->peer);
+            return TELEMEM_ERR_TRANSPORT;
+        }
+        /* Local and remote iovecs pair one to one (same lengths). */
+        size_t done = (size_t)k;
+        while (done && li < n) {
+            size_t t = TLM_MIN(done, l[li].iov_len);
+            l[li].iov_base = (char *)l[li].iov_base + t;
+            l[li].iov_len -= t;
+            r[ri].iov_base = (char *)r[ri].iov_base + t;
+            r[ri].iov_len -= t;
+            done -= t;
+            if (l[li].iov_len == 0) {
+                li++;
+                ri++;
+            }
+        }
+    }
+    return TELEMEM_OK;
+}
+
+static int cma_chain(win_rkey_t *rk, const tlm_direct_seg_t *segs, int nsegs,
+                     bool write)
+{
+    struct iovec l[WIN_IOV], r[WIN_IOV];
+    int n = 0;
+    for (int i = 0; i < nsegs; i++) {
+        const tlm_direct_seg_t *s = &segs[i];
+        uintptr_t loc = s->local, rem = s->remote;
+        for (size_t b = 0; b < s->count; b++) {
+            if (s->block) {
+                l[n] = (struct iovec){(void *)loc, s->block};
+                r[n] = (struct iovec){(void *)rem, s->block};
+                if (++n == WIN_IOV) {
+                    int rc = cma_batch(rk, l, r, n, write);
+                    if (rc != TELEMEM_OK)
+                        return rc;
+                    n = 0;
+                }
+            }
+            loc += (uintptr_t)s->local_stride;
+            rem += (uintptr_t)s->remote_stride;
+        }
+    }
+    return n ? cma_batch(rk, l, r, n, write) : TELEMEM_OK;
+}
+
+static int win_write(tlm_direct_t *d, int peer, tlm_direct_rkey_t *r,
+                     const tlm_direct_seg_t *segs, int nsegs)
+{
+    win_rkey_t *rk = (win_rkey_t *)(void *)r;
+    if (rk->kind == KEY_SEG) {
+        seg_chain(rk, segs, nsegs, true);
+        return TELEMEM_OK;
+    }
+    return cma_chain(rk, segs, nsegs, true);
+}
+
+static int win_read(tlm_direct_t *d, int peer, tlm_direct_rkey_t *r,
+                    const tlm_direct_seg_t *segs, int nsegs)
+{
+    win_rkey_t *rk = (win_rkey_t *)(void *)r;
+    if (rk->kind == KEY_SEG) {
+        atomic_thread_fence(memory_order_acquire);
+        seg_chain(rk, segs, nsegs, false);
+        return TELEMEM_OK;
+    }
+    return cma_chain(rk, segs, nsegs, false);
+}
+
+static void win_close(tlm_direct_t *d)
+{
+    window_t *w = win_of(d);
+    free(w->cma_denied);
+    free(w);
+}
+
+static const tlm_direct_ops_t win_ops = {
+    .alloc = win_alloc,
+    .free = win_free,
+    .expose = win_expose,
+    .unexpose = win_unexpose,
+    .import = win_import,
+    .release = win_release,
+    .write = win_write,
+    .read = win_read,
+    .flush = NULL, /* sync */
+    .progress = NULL,
+    .close = win_close,
+};
+
+/* ---- open --------------------------------------------------------------- */
+
+/* Can this process use process_vm_writev/readv on its peers?  Yama's
+ * ptrace_scope 1 allows it only towards descendants (not our peers), 2 and
+ * 3 only with CAP_SYS_PTRACE; a container may filter the system call.  A
+ * read of our own memory tells whether the call exists and is allowed. */
+static bool cma_usable(void)
+{
+    FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+    if (f) {
+        int scope = 0;
+        if (fscanf(f, "%d", &scope) != 1)
+            scope = 0;
+        fclose(f);
+        if (scope != 0) {
+            tlm_info("yama ptrace_scope is %d: registered ranges take the AM "
+                     "path (CMA needs 0)", scope);
+            return false;
+        }
+    }
+    char src = 1, dst = 0;
+    struct iovec l = {&dst, 1}, r = {&src, 1};
+    if (process_vm_readv(getpid(), &l, 1, &r, 1, 0) != 1 || dst != 1) {
+        tlm_info("process_vm_readv is not available (%s): registered ranges "
+                 "take the AM path", strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+int tlm_window_open(const tlm_transport_params_t *p, const int *local_of_rank,
+                    tlm_direct_t **d_p)
+{
+    *d_p = NULL;
+    window_t *w = calloc(1, sizeof(*w));
+    if (!w)
+        return TELEMEM_ERR_NO_MEMORY;
+    w->cma_denied = calloc((size_t)p->size, sizeof(bool));
+    if (!w->cma_denied) {
+        free(w);
+        return TELEMEM_ERR_NO_MEMORY;
+    }
+    w->super.ops = &win_ops;
+    w->super.name = "window";
+    w->super.sync = true;
+    w->super.threshold = 4096; /* docs/direct.md: crossover on this machine */
+    w->super.max_segs = 1u << 20;
+    w->rank = p->rank;
+    w->nranks = p->size;
+    w->pid = getpid();
+    for (int r = 0; r < p->size; r++)
+        w->nlocal += local_of_rank[r] >= 0;
+    w->cma = p->direct_cma && cma_usable();
+    snprintf(w->prefix, sizeof(w->prefix), "/telemem-%s-%d-w", p->jobid,
+             p->rank);
+    tlm_debug("window open: %d local ranks, cma %s", w->nlocal,
+              w->cma ? "on" : "off");
+    *d_p = &w->super;
+    return TELEMEM_OK;
+}

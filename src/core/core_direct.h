@@ -1,0 +1,71 @@
+/* core_direct.h - the core's side of the direct (RDMA) path: per-message
+ * path choice, the rkey cache, keys of telemem_malloc_all blocks and of
+ * telemem_register ranges, ordering against the AM path, and quiet.
+ * Protocol: docs/direct.md. */
+#ifndef TLM_CORE_DIRECT_H
+#define TLM_CORE_DIRECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backends/direct.h"
+#include "pack/pack.h"
+
+/* Internal answer of the direct front ends: not taken, use the AM path. */
+#define TLM_DIRECT_DECLINED 2
+
+/* After the transports are open: drivers, thresholds, handlers. */
+int tlm_core_direct_init(void);
+/* Before the transports close: release every key and exposure. */
+void tlm_core_direct_fini(void);
+/* The thresholds in effect, for the configuration dump ("" if none). */
+const char *tlm_core_direct_string(void);
+
+/* Contiguous put (write) or get of n bytes to / from rank (mode: the
+ * TLM_MODE_* of the caller).  TELEMEM_OK when done (or started, nbi),
+ * TLM_DIRECT_DECLINED when the AM path must carry it, or an error. */
+int tlm_core_direct_rma(int rank, bool write, void *remote, void *local,
+                        size_t n, int mode);
+/* A strided patch d (remote base, local base) as a block-stride chain;
+ * declined unless the rows are long enough (or TELEMEM_DIRECT=always). */
+int tlm_core_direct_strided(int rank, bool write, const tlm_pack_desc_t *d,
+                            void *remote, void *local, int mode);
+
+/* Before an AM operation to rank when its direct_busy is set: complete
+ * the driver's operations (async drivers; keeps issue order). */
+int tlm_core_direct_settle(int rank);
+/* quiet / fence: complete direct operations to rank (-1: all). */
+int tlm_core_direct_flush(int rank);
+
+/* telemem_malloc_all / telemem_free_all.  A block's direct state. */
+typedef struct tlm_core_dblock tlm_core_dblock_t;
+/* Allocate a block (in the window driver's shared memory when there is
+ * one, else posix_memalign) and expose it.  *mem NULL on failure. */
+int tlm_core_direct_block_alloc(size_t bytes, void **mem,
+                                tlm_core_dblock_t **db);
+/* Bytes of the record each rank contributes to the allgather. */
+size_t tlm_core_direct_record_size(void);
+void tlm_core_direct_record(const tlm_core_dblock_t *db, void *mem,
+                            void *rec);
+uint64_t tlm_core_direct_record_addr(const void *rec);
+/* Import every peer's key from the gathered records. */
+void tlm_core_direct_block_import(tlm_core_dblock_t *db, const void *recs,
+                                  size_t bytes);
+/* Drop the peers' keys of this block (free_all, before its barrier). */
+void tlm_core_direct_block_release(tlm_core_dblock_t *db);
+/* Free the block's memory and exposure. */
+void tlm_core_direct_block_free(tlm_core_dblock_t *db, void *mem);
+
+/* telemem_deregister: every peer holding a key of region r drops it (they
+ * answer while they poll) before the range stops being memory a peer may
+ * write.  TELEMEM_OK or a wait error. */
+struct tlm_region;
+int tlm_core_direct_region_retire(struct tlm_region *r);
+/* After a successful retire (r found again): free its direct state. */
+void tlm_core_direct_region_free(struct tlm_region *r);
+/* TELEMEM_DIRECT and its thresholds parse (before the job is joined). */
+struct tlm_config;
+int tlm_core_direct_check_config(const struct tlm_config *c);
+
+#endif

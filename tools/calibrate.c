@@ -1,0 +1,250 @@
+/* calibrate.c - telemem-calibrate: one phase of `telemem-run --calibrate`.
+ * Rank 0 times contiguous puts and strided puts (rows of several lengths)
+ * into rank 1's telemem_malloc_all block.  Phase "am" (run with
+ * TELEMEM_DIRECT=never) writes its times to a file; phase "direct" (run
+ * with TELEMEM_DIRECT=always) reads them, finds the crossover sizes and
+ * writes the profile line of the driver in use (docs/direct.md). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "telemem.h"
+
+#define MAXN 16
+
+static const size_t contig[] = {1024, 2048, 4096, 8192, 16384, 32768,
+                                65536, 131072, 262144, 524288, 1048576,
+                                4194304};
+static const size_t rows[] = {64, 256, 1024, 4096, 16384, 65536};
+#define NC (sizeof(contig) / sizeof(contig[0]))
+#define NR (sizeof(rows) / sizeof(rows[0]))
+#define STRIDED_TOTAL (512 * 1024)
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+"Usage: telemem-calibrate am FILE | direct FILE PROFILE\n"
+"One phase of `telemem-run --calibrate` (run that instead): with 2 ranks,\n"
+"rank 0 times puts into rank 1's memory.  am: write the times (run with\n"
+"TELEMEM_DIRECT=never) to FILE.  direct: compare with FILE (run with\n"
+"TELEMEM_DIRECT=always) and write the crossover sizes of the driver in use\n"
+"to PROFILE, keeping the other drivers' lines.\n");
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median seconds per byte-unit of work: reps puts then quiet, 7 samples. */
+static double time_puts(int peer, char *remote, char *local, size_t row,
+                        size_t total)
+{
+    double t[7];
+    size_t count[2] = {row, total / row};
+    size_t lstr[1] = {row + 64}, rstr[1] = {row + 128};
+    int reps = (int)(8 * 1048576 / total) + 2;
+    for (int s = 0; s < 7; s++) {
+        double t0 = now();
+        for (int i = 0; i < reps; i++) {
+            int rc = row == total
+                         ? telemem_put(peer, remote, local, total)
+                         : telemem_put_strided(peer, remote, rstr, local,
+                                               lstr, count, 1);
+            if (rc != TELEMEM_OK) {
+                fprintf(stderr, "telemem-calibrate: put: %s\n",
+                        telemem_strerror(rc));
+                exit(1);
+            }
+        }
+        telemem_quiet();
+        t[s] = (now() - t0) / reps;
+    }
+    qsort(t, 7, sizeof(t[0]), cmp_d);
+    return t[3];
+}
+
+/* Smallest size from which the direct path is never slower. */
+static size_t crossover(const size_t *sz, const double *am, const double *dr,
+                        size_t n)
+{
+    size_t best = SIZE_MAX;
+    for (size_t i = n; i-- > 0;) {
+        if (dr[i] > am[i])
+            break;
+        best = sz[i];
+    }
+    return best;
+}
+
+static int write_profile(const char *path, const char *driver, size_t thr,
+                         size_t row)
+{
+    char *keep = NULL;
+    size_t klen = 0;
+    FILE *f = fopen(path, "r");
+    if (f) {
+        char line[512];
+        while (fgets(line, sizeof(line), f)) {
+            char name[64];
+            if (line[0] == '#' || (sscanf(line, "%63s", name) == 1 &&
+                                   !strcmp(name, driver)))
+                continue;
+            keep = realloc(keep, klen + strlen(line) + 1);
+            memcpy(keep + klen, line, strlen(line) + 1);
+            klen += strlen(line);
+        }
+        fclose(f);
+    }
+    /* mkdir -p of the profile's directory. */
+    char dir[512];
+    snprintf(dir, sizeof(dir), "%s", path);
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+            fprintf(stderr, "telemem-calibrate: mkdir %s: %s\n", dir,
+                    strerror(errno));
+            free(keep);
+            return 1;
+        }
+        *p = '/';
+    }
+    f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "telemem-calibrate: %s: %s\n", path, strerror(errno));
+        free(keep);
+        return 1;
+    }
+    fprintf(f, "# telemem direct-path profile, written by telemem-run "
+               "--calibrate (docs/direct.md)\n"
+               "# driver  threshold-bytes  strided-row-threshold-bytes\n");
+    if (keep)
+        fputs(keep, f);
+    fprintf(f, "%s %zu %zu\n", driver, thr, row);
+    free(keep);
+    return fclose(f) != 0;
+}
+
+/* "direct path window (shm): ..." in the configuration text: the driver. */
+static int driver_name(char *out, size_t n)
+{
+    const char *c = strstr(telemem_config_string(), "direct path ");
+    if (!c || sscanf(c, "direct path %63s", out) != 1)
+        return -1;
+    (void)n;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+        usage(stdout);
+        return 0;
+    }
+    int am = argc == 3 && !strcmp(argv[1], "am");
+    int direct = argc == 4 && !strcmp(argv[1], "direct");
+    if (!am && !direct) {
+        usage(stderr);
+        return 2;
+    }
+    int rc = telemem_initialize(&argc, &argv);
+    if (rc != TELEMEM_OK) {
+        fprintf(stderr, "telemem-calibrate: initialize: %s\n",
+                telemem_strerror(rc));
+        return 1;
+    }
+    int me = telemem_rank(), n = telemem_nranks();
+    if (n != 2) {
+        if (me == 0)
+            fprintf(stderr, "telemem-calibrate: needs 2 ranks\n");
+        telemem_finalize();
+        return 2;
+    }
+    size_t span = 2 * (4194304 + 65536);
+    void *bases[2];
+    rc = telemem_malloc_all(span, bases);
+    char *local = malloc(span);
+    if (rc != TELEMEM_OK || !local) {
+        fprintf(stderr, "telemem-calibrate: no memory\n");
+        return 1;
+    }
+    memset(local, 1, span);
+    double tc[NC], tr[NR];
+    int status = 0;
+    if (me == 0) {
+        char *remote = (char *)bases[1] + 64;
+        for (size_t i = 0; i < NC; i++)
+            tc[i] = time_puts(1, remote, local + 1, contig[i], contig[i]);
+        for (size_t i = 0; i < NR; i++)
+            tr[i] = time_puts(1, remote, local + 1, rows[i], STRIDED_TOTAL);
+        if (am) {
+            FILE *f = fopen(argv[2], "w");
+            if (!f) {
+                fprintf(stderr, "telemem-calibrate: %s: %s\n", argv[2],
+                        strerror(errno));
+                status = 1;
+            } else {
+                for (size_t i = 0; i < NC; i++)
+                    fprintf(f, "contig %zu %.9g\n", contig[i], tc[i]);
+                for (size_t i = 0; i < NR; i++)
+                    fprintf(f, "row %zu %.9g\n", rows[i], tr[i]);
+                fclose(f);
+            }
+        } else {
+            double ac[NC] = {0}, ar[NR] = {0};
+            FILE *f = fopen(argv[2], "r");
+            char kind[16];
+            size_t sz;
+            double t;
+            while (f && fscanf(f, "%15s %zu %lf", kind, &sz, &t) == 3) {
+                for (size_t i = 0; i < NC; i++)
+                    if (!strcmp(kind, "contig") && contig[i] == sz)
+                        ac[i] = t;
+                for (size_t i = 0; i < NR; i++)
+                    if (!strcmp(kind, "row") && rows[i] == sz)
+                        ar[i] = t;
+            }
+            if (f)
+                fclose(f);
+            char drv[64];
+            if (!f || driver_name(drv, sizeof(drv)) != 0) {
+                fprintf(stderr, "telemem-calibrate: %s\n", !f
+                        ? "the am phase left no times"
+                        : "no direct-path driver reaches rank 1");
+                status = 1;
+            } else {
+                printf("# %s: bytes, usec per put over AM, direct\n", drv);
+                for (size_t i = 0; i < NC; i++)
+                    printf("contig %8zu %10.3f %10.3f\n", contig[i],
+                           ac[i] * 1e6, tc[i] * 1e6);
+                for (size_t i = 0; i < NR; i++)
+                    printf("row    %8zu %10.3f %10.3f (%d KiB strided)\n",
+                           rows[i], ar[i] * 1e6, tr[i] * 1e6,
+                           STRIDED_TOTAL / 1024);
+                size_t thr = crossover(contig, ac, tc, NC);
+                size_t row = crossover(rows, ar, tr, NR);
+                printf("%s: threshold %zu, strided row threshold %zu -> %s\n",
+                       drv, thr, row, argv[3]);
+                status = write_profile(argv[3], drv, thr, row);
+            }
+        }
+    }
+    telemem_barrier();
+    telemem_free_all(bases[me]);
+    free(local);
+    telemem_finalize();
+    return status;
+}
