@@ -39,6 +39,7 @@ static struct {
     double plan_time;     /* fftw_set_timelimit, seconds */
     const char *csv;
     int quiet;
+    int corrupt;          /* test hook: damage the output before the checks */
     double tol;
 } opt = {
     .min_log2 = 12, .max_log2 = 20, .reps = 5, .warmup = 1,
@@ -97,6 +98,8 @@ static void usage(FILE *f)
 "  --tol X           relative error allowed in the checks (default 1e-10)\n"
 "  --csv FILE        write the '#' header and CSV rows to FILE (rank 0)\n"
 "  --quiet           no table on stdout (the header still)\n"
+"  --corrupt         (for tests) change one output point of rank 0 before\n"
+"                    the checks: the run must fail with status 1\n"
 "  -h, --help        this text\n"
 "\n"
 "Reported per size (median transform by wall time): gflops = 5 N log2(N) /\n"
@@ -136,7 +139,7 @@ static double parse_double(const char *s, const char *name, double lo)
 static void parse_args(int argc, char **argv)
 {
     enum { O_A2A = 256, O_MIN, O_MAX, O_REPS, O_MINT, O_MAXS, O_WARM,
-           O_PLAN, O_PLANT, O_TOL, O_CSV, O_QUIET };
+           O_PLAN, O_PLANT, O_TOL, O_CSV, O_QUIET, O_CORRUPT };
     static const struct option lo[] = {
         {"alltoall", required_argument, 0, O_A2A},
         {"min-log2", required_argument, 0, O_MIN},
@@ -150,6 +153,7 @@ static void parse_args(int argc, char **argv)
         {"tol", required_argument, 0, O_TOL},
         {"csv", required_argument, 0, O_CSV},
         {"quiet", no_argument, 0, O_QUIET},
+        {"corrupt", no_argument, 0, O_CORRUPT},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -183,6 +187,7 @@ static void parse_args(int argc, char **argv)
         case O_TOL: opt.tol = parse_double(optarg, "--tol", 0); break;
         case O_CSV: opt.csv = optarg; break;
         case O_QUIET: opt.quiet = 1; break;
+        case O_CORRUPT: opt.corrupt = 1; break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); exit(2);
         }
@@ -641,6 +646,8 @@ static int run_size(int log2n)
     }
     fft_papi_stop();
     /* A now holds F(x) from the last sample: check it. */
+    if (opt.corrupt && g_me == 0)
+        f.a[(uint64_t)13 % f.nloc] += 1e-6;
     double dfterr = check_dft(&f);
     double relerr = check_inverse(&f);
 
