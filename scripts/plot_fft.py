@@ -353,8 +353,10 @@ def plot(t, headers, ref, llc, outdir):
                                 if t[v_][k].get(f_) is not None else None)
                 ax.plot(xs, ys, label=label(v), **STYLE.get(v, {}))
             ax.set_xscale("log", base=2)
-            ax.set_title(f.replace("papi_", "").upper() +
-                         " (compute phases, all ranks)")
+            ax.set_title({"papi_l1_dcm": "L1 data-cache misses",
+                          "papi_l2_dcm": "L2 data-cache misses",
+                          "papi_l3_dcm": "L3 misses (L3_DCM or L3_TCM)"}[f] +
+                         "\n(compute phases, all ranks)", fontsize=10)
             ax.set_ylabel("misses per point")
             ax.set_xlabel("problem size N (points)")
             ax.grid(True, which="both", alpha=0.3)
