@@ -128,8 +128,8 @@ static int a2a_alltoall(const void *snd, void *rcv, size_t blk)
         char *to = (char *)g_arr[a].bases[n] + blk * (size_t)g_me;
         int rc = ARMCI_Put(from + blk * (size_t)n, to, (int)blk, n);
         if (rc != 0) {
-            fprintf(stderr, "fft: rank %d: ARMCI_Put to %d: status %d\n",
-                    g_me, n, rc);
+            fprintf(stderr, "fft: rank %d: ARMCI_Put to %d: status %d\n", g_me,
+                    n, rc);
             return 1;
         }
     }

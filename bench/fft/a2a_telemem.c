@@ -42,8 +42,7 @@ static const char *a2a_describe(void)
     snprintf(buf, sizeof buf,
              "telemem %s puts + quiet + barrier, transport to rank %d: %s\n%s",
              telemem_version(), g_np > 1 ? 1 : 0,
-             telemem_transport_name(g_np > 1 ? 1 : 0),
-             telemem_config_string());
+             telemem_transport_name(g_np > 1 ? 1 : 0), telemem_config_string());
     /* The configuration block ends with a newline; the caller adds one. */
     size_t n = strlen(buf);
     while (n > 0 && buf[n - 1] == '\n')

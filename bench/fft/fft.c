@@ -35,15 +35,21 @@ static struct {
     int min_log2, max_log2;
     int reps, warmup, max_samples;
     double min_time;
-    int measure;          /* FFTW_MEASURE (else FFTW_ESTIMATE) */
-    double plan_time;     /* fftw_set_timelimit, seconds */
+    int measure;      /* FFTW_MEASURE (else FFTW_ESTIMATE) */
+    double plan_time; /* fftw_set_timelimit, seconds */
     const char *csv;
     int quiet;
-    int corrupt;          /* test hook: damage the output before the checks */
+    int corrupt; /* test hook: damage the output before the checks */
     double tol;
 } opt = {
-    .min_log2 = 12, .max_log2 = 20, .reps = 5, .warmup = 1,
-    .max_samples = 200, .min_time = 0.2, .measure = 1, .plan_time = 0.2,
+    .min_log2 = 12,
+    .max_log2 = 20,
+    .reps = 5,
+    .warmup = 1,
+    .max_samples = 200,
+    .min_time = 0.2,
+    .measure = 1,
+    .plan_time = 0.2,
     .tol = 1e-10,
 };
 
@@ -58,6 +64,8 @@ static const fft_a2a_t *const g_backends[] = {
 
 static int g_me, g_np;
 
+/* The help text is laid out as printed. */
+/* clang-format off */
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -109,6 +117,7 @@ static void usage(FILE *f)
 "summed over ranks (empty when the machine has no counters).  Columns:\n"
 "docs/fft.md.\n");
 }
+/* clang-format on */
 
 static int parse_int(const char *s, const char *name, int lo, int hi)
 {
@@ -129,8 +138,8 @@ static double parse_double(const char *s, const char *name, double lo)
     errno = 0;
     double v = strtod(s, &end);
     if (errno || end == s || *end || !(v >= lo)) {
-        fprintf(stderr, FFT_PROG ": %s: '%s' is not a number >= %g\n", name,
-                s, lo);
+        fprintf(stderr, FFT_PROG ": %s: '%s' is not a number >= %g\n", name, s,
+                lo);
         exit(2);
     }
     return v;
@@ -138,8 +147,21 @@ static double parse_double(const char *s, const char *name, double lo)
 
 static void parse_args(int argc, char **argv)
 {
-    enum { O_A2A = 256, O_MIN, O_MAX, O_REPS, O_MINT, O_MAXS, O_WARM,
-           O_PLAN, O_PLANT, O_TOL, O_CSV, O_QUIET, O_CORRUPT };
+    enum {
+        O_A2A = 256,
+        O_MIN,
+        O_MAX,
+        O_REPS,
+        O_MINT,
+        O_MAXS,
+        O_WARM,
+        O_PLAN,
+        O_PLANT,
+        O_TOL,
+        O_CSV,
+        O_QUIET,
+        O_CORRUPT
+    };
     static const struct option lo[] = {
         {"alltoall", required_argument, 0, O_A2A},
         {"min-log2", required_argument, 0, O_MIN},
@@ -161,35 +183,61 @@ static void parse_args(int argc, char **argv)
     int c;
     while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
         switch (c) {
-        case O_A2A: a2a = optarg; break;
-        case O_MIN: opt.min_log2 = parse_int(optarg, "--min-log2", 2, 30); break;
-        case O_MAX: opt.max_log2 = parse_int(optarg, "--max-log2", 2, 30); break;
-        case O_REPS: opt.reps = parse_int(optarg, "--reps", 1, 1000000); break;
-        case O_MINT: opt.min_time = parse_double(optarg, "--min-time", 0); break;
+        case O_A2A:
+            a2a = optarg;
+            break;
+        case O_MIN:
+            opt.min_log2 = parse_int(optarg, "--min-log2", 2, 30);
+            break;
+        case O_MAX:
+            opt.max_log2 = parse_int(optarg, "--max-log2", 2, 30);
+            break;
+        case O_REPS:
+            opt.reps = parse_int(optarg, "--reps", 1, 1000000);
+            break;
+        case O_MINT:
+            opt.min_time = parse_double(optarg, "--min-time", 0);
+            break;
         case O_MAXS:
             opt.max_samples = parse_int(optarg, "--max-samples", 1, 1000000);
             break;
-        case O_WARM: opt.warmup = parse_int(optarg, "--warmup", 0, 1000); break;
+        case O_WARM:
+            opt.warmup = parse_int(optarg, "--warmup", 0, 1000);
+            break;
         case O_PLAN:
             if (!strcmp(optarg, "measure"))
                 opt.measure = 1;
             else if (!strcmp(optarg, "estimate"))
                 opt.measure = 0;
             else {
-                fprintf(stderr, FFT_PROG ": --plan: '%s' is not measure or "
-                        "estimate\n", optarg);
+                fprintf(stderr,
+                        FFT_PROG ": --plan: '%s' is not measure or "
+                                 "estimate\n",
+                        optarg);
                 exit(2);
             }
             break;
         case O_PLANT:
             opt.plan_time = parse_double(optarg, "--plan-time", 0);
             break;
-        case O_TOL: opt.tol = parse_double(optarg, "--tol", 0); break;
-        case O_CSV: opt.csv = optarg; break;
-        case O_QUIET: opt.quiet = 1; break;
-        case O_CORRUPT: opt.corrupt = 1; break;
-        case 'h': usage(stdout); exit(0);
-        default: usage(stderr); exit(2);
+        case O_TOL:
+            opt.tol = parse_double(optarg, "--tol", 0);
+            break;
+        case O_CSV:
+            opt.csv = optarg;
+            break;
+        case O_QUIET:
+            opt.quiet = 1;
+            break;
+        case O_CORRUPT:
+            opt.corrupt = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            exit(0);
+        default:
+            usage(stderr);
+            exit(2);
         }
     }
     if (optind < argc) {
@@ -206,8 +254,10 @@ static void parse_args(int argc, char **argv)
         if (!strcmp(a2a, g_backends[i]->name))
             opt.a2a = g_backends[i];
     if (!opt.a2a) {
-        fprintf(stderr, FFT_PROG ": --alltoall: unknown variant '%s'; this "
-                "program has:", a2a);
+        fprintf(stderr,
+                FFT_PROG ": --alltoall: unknown variant '%s'; this "
+                         "program has:",
+                a2a);
         for (int i = 0; i < NBACKENDS; i++)
             fprintf(stderr, " %s", g_backends[i]->name);
         fprintf(stderr, "\n");
@@ -442,10 +492,10 @@ static int fft_setup(fft_t *f, int log2n)
     unsigned flags = opt.measure ? FFTW_MEASURE : FFTW_ESTIMATE;
     fftw_set_timelimit(opt.plan_time);
     int len2 = (int)f->n2, len1 = (int)f->n1;
-    f->p1 = fftw_plan_many_dft(1, &len2, (int)f->m1, f->b, NULL, (int)f->m1,
-                               1, f->s, NULL, 1, len2, FFTW_FORWARD, flags);
-    f->p2 = fftw_plan_many_dft(1, &len1, (int)f->m2, f->a, NULL, (int)f->m2,
-                               1, f->s, NULL, 1, len1, FFTW_FORWARD, flags);
+    f->p1 = fftw_plan_many_dft(1, &len2, (int)f->m1, f->b, NULL, (int)f->m1, 1,
+                               f->s, NULL, 1, len2, FFTW_FORWARD, flags);
+    f->p2 = fftw_plan_many_dft(1, &len1, (int)f->m2, f->a, NULL, (int)f->m2, 1,
+                               f->s, NULL, 1, len1, FFTW_FORWARD, flags);
     if (!f->p1 || !f->p2)
         die("FFTW could not plan the local transforms");
     return 0;
@@ -474,12 +524,12 @@ static double check_dft(const fft_t *f)
     uint64_t e = 0; /* n*k mod N, kept incrementally */
     for (uint64_t n = 0; n < f->n; n++) {
         cplx x = input_at(n), w = twiddle(&f->tw, e);
-        sr += (long double)creal(x) * creal(w) -
-              (long double)cimag(x) * cimag(w);
-        si += (long double)creal(x) * cimag(w) +
-              (long double)cimag(x) * creal(w);
-        nrm += (long double)creal(x) * creal(x) +
-               (long double)cimag(x) * cimag(x);
+        sr +=
+            (long double)creal(x) * creal(w) - (long double)cimag(x) * cimag(w);
+        si +=
+            (long double)creal(x) * cimag(w) + (long double)cimag(x) * creal(w);
+        nrm +=
+            (long double)creal(x) * creal(x) + (long double)cimag(x) * cimag(x);
         e = (e + k) & (f->n - 1);
     }
     double dr = creal(f->a[kl]) - (double)sr, di = cimag(f->a[kl]) - (double)si;
@@ -545,14 +595,14 @@ static void print_header(const char *papi_reason)
     header_lines("library", opt.a2a->describe());
     snprintf(buf, sizeof buf, "%d", g_np);
     header_lines("ranks", buf);
-    snprintf(buf, sizeof buf, "%s, planner %s, time limit %g s",
-             fftw_version, opt.measure ? "FFTW_MEASURE" : "FFTW_ESTIMATE",
-             opt.plan_time);
+    snprintf(buf, sizeof buf, "%s, planner %s, time limit %g s", fftw_version,
+             opt.measure ? "FFTW_MEASURE" : "FFTW_ESTIMATE", opt.plan_time);
     header_lines("fftw", buf);
     snprintf(buf, sizeof buf,
              "2^%d .. 2^%d points, >= %d timed transforms (>= %g s, <= %d) "
-             "after %d warm-up, tolerance %g", opt.min_log2, opt.max_log2,
-             opt.reps, opt.min_time, opt.max_samples, opt.warmup, opt.tol);
+             "after %d warm-up, tolerance %g",
+             opt.min_log2, opt.max_log2, opt.reps, opt.min_time,
+             opt.max_samples, opt.warmup, opt.tol);
     header_lines("sizes", buf);
     if (papi_reason) {
         snprintf(buf, sizeof buf, "counters not available: %s", papi_reason);
@@ -561,16 +611,17 @@ static void print_header(const char *papi_reason)
         for (int s = 0; s < FFT_PAPI_NSLOTS; s++) {
             const char *ev = NULL;
             if (fft_papi_slot(s, &ev))
-                len += snprintf(buf + len, sizeof buf - (size_t)len,
-                                " %s=%s", fft_papi_columns[s], ev);
+                len += snprintf(buf + len, sizeof buf - (size_t)len, " %s=%s",
+                                fft_papi_columns[s], ev);
             else
-                len += snprintf(buf + len, sizeof buf - (size_t)len,
-                                " %s=n/a", fft_papi_columns[s]);
+                len += snprintf(buf + len, sizeof buf - (size_t)len, " %s=n/a",
+                                fft_papi_columns[s]);
         }
     }
     header_lines("papi", buf);
     if (g_csv) {
-        fprintf(g_csv, "impl,alltoall,ranks,n,log2n,n1,n2,bytes_per_rank,"
+        fprintf(g_csv,
+                "impl,alltoall,ranks,n,log2n,n1,n2,bytes_per_rank,"
                 "samples,gflops,total_s,alltoall_s,compute_s,alltoall_share,"
                 "alltoall_per_compute,total_min_s,relerr,dfterr");
         for (int s = 0; s < FFT_PAPI_NSLOTS; s++)
@@ -581,8 +632,8 @@ static void print_header(const char *papi_reason)
     if (!opt.quiet) {
         printf("%5s %10s %5s %8s %11s %11s %11s %6s %9s %9s %11s %11s %11s\n",
                "log2n", "n", "smpl", "Gflop/s", "total ms", "a2a ms",
-               "compute ms", "a2a%", "relerr", "dfterr", "L1 miss",
-               "L2 miss", "L3 miss");
+               "compute ms", "a2a%", "relerr", "dfterr", "L1 miss", "L2 miss",
+               "L3 miss");
         fflush(stdout);
     }
 }
@@ -640,8 +691,7 @@ static int run_size(int log2n)
         memcpy(pc + (size_t)nsamp * FFT_PAPI_NSLOTS, s.papi, sizeof s.papi);
         nsamp++;
         double mine = s.total, slowest;
-        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX,
-                      MPI_COMM_WORLD);
+        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         spent += slowest;
     }
     fft_papi_stop();
@@ -673,15 +723,14 @@ static int run_size(int log2n)
         for (int k = 0; k < FFT_PAPI_NSLOTS; k++)
             fmt_count(cnt[k], sizeof cnt[k], k, pp[k]);
         if (g_csv) {
-            fprintf(g_csv, "%s,%s,%d,%llu,%d,%llu,%llu,%llu,%d,%.6g,%.6e,"
+            fprintf(g_csv,
+                    "%s,%s,%d,%llu,%d,%llu,%llu,%llu,%d,%.6g,%.6e,"
                     "%.6e,%.6e,%.6g,%.6g,%.6e,%.3e,%.3e",
                     FFT_PROG, opt.a2a->name, g_np, (unsigned long long)f.n,
-                    log2n, (unsigned long long)f.n1,
-                    (unsigned long long)f.n2,
+                    log2n, (unsigned long long)f.n1, (unsigned long long)f.n2,
                     (unsigned long long)(3 * f.nloc * sizeof(cplx)), nsamp,
                     gflops, total, at, compute, total > 0 ? at / total : 0,
-                    compute > 0 ? at / compute : 0, sorted[0], relerr,
-                    dfterr);
+                    compute > 0 ? at / compute : 0, sorted[0], relerr, dfterr);
             for (int k = 0; k < FFT_PAPI_NSLOTS; k++)
                 fprintf(g_csv, ",%s", cnt[k]);
             fprintf(g_csv, "\n");
@@ -690,18 +739,19 @@ static int run_size(int log2n)
         if (!opt.quiet) {
             printf("%5d %10llu %5d %8.3f %11.4f %11.4f %11.4f %5.1f%% "
                    "%9.2e %9.2e %11s %11s %11s\n",
-                   log2n, (unsigned long long)f.n, nsamp, gflops,
-                   total * 1e3, at * 1e3, compute * 1e3,
-                   total > 0 ? 100 * at / total : 0, relerr, dfterr,
-                   cnt[0][0] ? cnt[0] : "-", cnt[1][0] ? cnt[1] : "-",
-                   cnt[2][0] ? cnt[2] : "-");
+                   log2n, (unsigned long long)f.n, nsamp, gflops, total * 1e3,
+                   at * 1e3, compute * 1e3, total > 0 ? 100 * at / total : 0,
+                   relerr, dfterr, cnt[0][0] ? cnt[0] : "-",
+                   cnt[1][0] ? cnt[1] : "-", cnt[2][0] ? cnt[2] : "-");
             fflush(stdout);
         }
         if (!ok)
-            fprintf(stderr, FFT_PROG ": FAILED at 2^%d points (alltoall %s, "
+            fprintf(stderr,
+                    FFT_PROG
+                    ": FAILED at 2^%d points (alltoall %s, "
                     "%d ranks): inverse relative error %.3e, DFT point "
-                    "error %.3e, allowed %.1e\n", log2n, opt.a2a->name, g_np,
-                    relerr, dfterr, opt.tol);
+                    "error %.3e, allowed %.1e\n",
+                    log2n, opt.a2a->name, g_np, relerr, dfterr, opt.tol);
     }
     free(tot);
     free(a2a);
@@ -727,9 +777,12 @@ int main(int argc, char **argv)
     if (g_np & (g_np - 1) ||
         (uint64_t)g_np * (uint64_t)g_np > (1ULL << opt.min_log2)) {
         if (g_me == 0)
-            fprintf(stderr, FFT_PROG ": %d ranks: the rank count must be a "
+            fprintf(stderr,
+                    FFT_PROG
+                    ": %d ranks: the rank count must be a "
                     "power of two whose square is at most 2^--min-log2 "
-                    "(2^%d)\n", g_np, opt.min_log2);
+                    "(2^%d)\n",
+                    g_np, opt.min_log2);
         MPI_Finalize();
         return 2;
     }
@@ -743,8 +796,10 @@ int main(int argc, char **argv)
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
         if (papi_reason)
-            fprintf(stderr, FFT_PROG ": PAPI: counters not available: %s; "
-                    "the PAPI columns stay empty\n", papi_reason);
+            fprintf(stderr,
+                    FFT_PROG ": PAPI: counters not available: %s; "
+                             "the PAPI columns stay empty\n",
+                    papi_reason);
         print_header(papi_reason);
     }
     int failed = 0;
@@ -758,6 +813,6 @@ int main(int argc, char **argv)
     MPI_Finalize();
     if (failed && g_me == 0)
         fprintf(stderr, FFT_PROG ": the correctness check failed (see "
-                "above)\n");
+                                 "above)\n");
     return failed ? 1 : 0;
 }

@@ -13,14 +13,13 @@
 #endif
 
 const char *const fft_papi_columns[FFT_PAPI_NSLOTS] = {
-    "papi_l1_dcm", "papi_l2_dcm", "papi_l3_dcm", "papi_tot_cyc",
-    "papi_tot_ins",
+    "papi_l1_dcm", "papi_l2_dcm", "papi_l3_dcm", "papi_tot_cyc", "papi_tot_ins",
 };
 
 static int g_avail;
 static int g_slot_on[FFT_PAPI_NSLOTS];
 static const char *g_slot_event[FFT_PAPI_NSLOTS];
-static int g_nev;                   /* events in the set */
+static int g_nev;                      /* events in the set */
 static int g_ev_slot[FFT_PAPI_NSLOTS]; /* set position -> slot */
 static char g_reason[1200];
 
@@ -30,10 +29,8 @@ static int g_set = -1; /* PAPI_NULL is -1 */
 /* Presets per slot, the first one the machine offers wins (AMD offers no
  * L3 data-cache preset on most models; total L3 misses is the next best). */
 static const char *const g_presets[FFT_PAPI_NSLOTS][2] = {
-    {"PAPI_L1_DCM", NULL},
-    {"PAPI_L2_DCM", NULL},
-    {"PAPI_L3_DCM", "PAPI_L3_TCM"},
-    {"PAPI_TOT_CYC", NULL},
+    {"PAPI_L1_DCM", NULL},          {"PAPI_L2_DCM", NULL},
+    {"PAPI_L3_DCM", "PAPI_L3_TCM"}, {"PAPI_TOT_CYC", NULL},
     {"PAPI_TOT_INS", NULL},
 };
 
@@ -126,7 +123,7 @@ void fft_papi_stop(void)
     if (g_avail)
         PAPI_stop(g_set, v);
 }
-#else  /* !FFT_HAVE_PAPI */
+#else /* !FFT_HAVE_PAPI */
 void fft_papi_init(const char **reason_p)
 {
     snprintf(g_reason, sizeof g_reason,
@@ -137,10 +134,19 @@ void fft_papi_init(const char **reason_p)
     *reason_p = g_reason;
 }
 
-void fft_papi_start(void) {}
-void fft_papi_pause(long long acc[FFT_PAPI_NSLOTS]) { (void)acc; }
-void fft_papi_resume(void) {}
-void fft_papi_stop(void) {}
+void fft_papi_start(void)
+{
+}
+void fft_papi_pause(long long acc[FFT_PAPI_NSLOTS])
+{
+    (void)acc;
+}
+void fft_papi_resume(void)
+{
+}
+void fft_papi_stop(void)
+{
+}
 #endif
 
 int fft_papi_available(void)
