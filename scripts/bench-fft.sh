@@ -24,7 +24,7 @@ Options:
   --build DIR      Meson build directory (default: build); use a release
                    build for figures: meson setup DIR -Dbuildtype=release
   --out DIR        results directory (default: results/fft)
-  --rounds N       at most N rounds (default: 5)
+  --rounds N       at most N rounds (default: 10)
   --budget SEC     time budget of the runs: no new round starts when the
                    last round's duration would overrun it (default: 330;
                    the first round always runs; 0 = no budget)
@@ -51,7 +51,7 @@ EOF
 
 build=build
 out=results/fft
-rounds=5
+rounds=10
 budget=330
 min_log2=12
 max_log2=23
@@ -242,7 +242,28 @@ plot_args=(--out "$out" --summary "$out/summary.tmp" --llc "$llc")
 "$py" "$here/plot_fft.py" "${plot_args[@]}" "$out" || status=1
 if [ -f "$out/summary.tmp" ]; then
     {
+        # Runs that started on a busy machine (1-minute load above the core
+        # count) give figures that say more about the neighbours than about
+        # the variants: say so first.
+        if [ -f "$out/run.log" ]; then
+            busy=$(awk -v n="$(nproc)" '/\(load: / { sub(/.*\(load: /, ""); if ($1 + 0 > n + 0.5) c++; t++ }
+                END { if (c) printf "%d of %d runs", c, t }' "$out/run.log")
+            if [ -n "$busy" ]; then
+                echo "**Warning: $busy started with a load average above the $(nproc) cores" \
+                     "(see run.log below): other jobs shared the CPUs, and these figures are" \
+                     "not representative of the variants.**"
+                echo
+            fi
+        fi
         cat "$out/summary.tmp"
+        if [ -f "$out/run.log" ]; then
+            echo "Runs:"
+            echo
+            echo '```'
+            cat "$out/run.log"
+            echo '```'
+            echo
+        fi
         if [ -f "$out/env.txt" ]; then
             echo "Conditions:"
             echo
