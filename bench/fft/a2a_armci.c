@@ -12,6 +12,7 @@
 
 #include <mpi.h>
 #include <armci.h>
+#include <message.h> /* armci_msg_me, armci_msg_nproc */
 
 #ifdef TELEMEM_ARMCI
 #include "telemem.h"
@@ -35,6 +36,14 @@ static int a2a_init(int *argc, char ***argv)
     int rc = ARMCI_Init();
     if (rc != 0) {
         fprintf(stderr, "fft: rank %d: ARMCI_Init: status %d\n", g_me, rc);
+        return 1;
+    }
+    int ar = armci_msg_me(), an = armci_msg_nproc();
+    if (ar != g_me || an != g_np) {
+        fprintf(stderr,
+                "fft: ARMCI rank %d of %d but MPI rank %d of %d: "
+                "start the program with mpirun\n",
+                ar, an, g_me, g_np);
         return 1;
     }
     return 0;

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mpi.h>
+
 #include "telemem.h"
 
 #include "fft.h"
@@ -33,6 +35,17 @@ static int a2a_init(int *argc, char ***argv)
         return tfail("telemem_initialize", rc);
     g_me = telemem_rank();
     g_np = telemem_nranks();
+    int mr, mn;
+    MPI_Comm_rank(MPI_COMM_WORLD, &mr);
+    MPI_Comm_size(MPI_COMM_WORLD, &mn);
+    if (mr != g_me || mn != g_np) {
+        fprintf(stderr,
+                "fft: Telemem rank %d of %d but MPI rank %d of %d: "
+                "start the program with mpirun (Telemem joins its job through "
+                "PMIx), not telemem-run\n",
+                g_me, g_np, mr, mn);
+        return 1;
+    }
     return 0;
 }
 
