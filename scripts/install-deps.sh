@@ -2,8 +2,8 @@
 # install-deps.sh - installs, from Debian 12 packages, what Telemem needs:
 #   build  compiler, meson, ninja, pkg-config, PMIx, libfabric, UCX (always)
 #   test   + Open MPI (mpirun/PMIx launch tests), ARMCI-MPI (reference),
-#            iproute2 (multi-host tests in netns), clang + libFuzzer (fuzz.sh)
-#   bench  + Open MPI, NetPIPE for Open MPI, ARMCI-MPI, matplotlib (main job)
+#            iproute2 (netns tests), clang + libFuzzer (fuzz.sh), FFTW3 + PAPI
+#   bench  + Open MPI, NetPIPE, ARMCI-MPI, matplotlib, FFTW3 + PAPI (main job)
 # Usage: scripts/install-deps.sh [build|test|bench|all]...   (needs root)
 set -euo pipefail
 
@@ -22,9 +22,9 @@ for a in "$@"; do
 done
 
 pkgs=(gcc libc6-dev meson ninja-build pkg-config git libpmix-dev libfabric-dev libucx-dev)
-[ "$want_test" = 1 ] && pkgs+=(python3 openmpi-bin libopenmpi-dev libarmci-mpi-dev iproute2 clang libclang-rt-14-dev)
+[ "$want_test" = 1 ] && pkgs+=(python3 openmpi-bin libopenmpi-dev libarmci-mpi-dev iproute2 clang libclang-rt-14-dev libfftw3-dev libpapi-dev python3-matplotlib)
 [ "$want_test" = 1 ] && pkgs+=(cppcheck clang-tidy)  # scripts/lint-static.sh (issue 10)
-[ "$want_bench" = 1 ] && pkgs+=(openmpi-bin libopenmpi-dev netpipe-openmpi libarmci-mpi-dev python3-matplotlib)
+[ "$want_bench" = 1 ] && pkgs+=(openmpi-bin libopenmpi-dev netpipe-openmpi libarmci-mpi-dev python3-matplotlib libfftw3-dev libpapi-dev)
 
 missing=()
 for p in "${pkgs[@]}"; do
