@@ -30,6 +30,7 @@ typedef struct tlm_transport_params {
     long shm_ring;
     bool progress_thread;    /* this process sleeps on a doorbell */
     const char *ofi_provider; /* TELEMEM_OFI_PROVIDER, "" = libfabric's pick */
+    size_t reg_cache_max;     /* TELEMEM_REG_CACHE_MAX: direct-path pinning */
     tlm_deliver_fn_t deliver;
     void *deliver_arg;
 } tlm_transport_params_t;

@@ -41,3 +41,5 @@ TLM_CONFIG(KVS, STRING, "",
            "Address of the launcher's key-value store (set by telemem-run)")
 TLM_CONFIG(JOBID, STRING, "",
            "Job identifier, unique on this host (set by telemem-run)")
+TLM_CONFIG(REG_CACHE_MAX, SIZE, "512m",
+           "Most bytes the direct path's network drivers (ofi-rma, ucx-rma) keep registered (pinned) at once; unused registrations are dropped least recently used first, and memory beyond the cap takes the active-message path")
