@@ -127,10 +127,25 @@ static int od_expose(tlm_direct_t *d, void *base, size_t len,
     return TELEMEM_OK;
 }
 
+/* The range is no longer exposed, and core is about to free it: drop
+ * every unused registration over it, so the key dies now (a peer's write
+ * under it is refused by providers that check keys) and no cached
+ * registration outlives the memory (an address reused by a later mapping
+ * would otherwise meet registrations of the old pages). */
 static void od_unexpose(tlm_direct_t *d, tlm_direct_mr_t *mr)
 {
-    if (mr)
-        tlm_regcache_put(&od_of(d)->cache, (tlm_regcache_entry_t *)(void *)mr);
+    tlm_regcache_entry_t *e = (tlm_regcache_entry_t *)(void *)mr;
+    if (!e)
+        return;
+    uintptr_t lo = e->lo;
+    size_t len = e->hi - e->lo;
+    tlm_regcache_put(&od_of(d)->cache, e);
+    tlm_regcache_flush(&od_of(d)->cache, lo, len);
+}
+
+const tlm_regcache_t *tlm_ofi_direct_cache(const tlm_direct_t *d)
+{
+    return d ? &tlm_container_of(d, ofi_direct_t, super)->cache : NULL;
 }
 
 static int od_import(tlm_direct_t *d, int peer, uintptr_t rbase, size_t rlen,

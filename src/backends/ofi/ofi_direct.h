@@ -37,4 +37,8 @@ int tlm_ofi_direct_open(const tlm_ofi_direct_env_t *env, tlm_direct_t **d_p);
  * transport's own.  d may be NULL (false). */
 bool tlm_ofi_direct_event(tlm_direct_t *d, void *ctx, int err);
 
+/* The driver's registration cache, for tests and statistics (read only). */
+struct tlm_regcache;
+const struct tlm_regcache *tlm_ofi_direct_cache(const tlm_direct_t *d);
+
 #endif

@@ -26,4 +26,8 @@ typedef struct tlm_ucx_direct_env {
  * before it closes its endpoints, worker and context. */
 int tlm_ucx_direct_open(const tlm_ucx_direct_env_t *env, tlm_direct_t **d_p);
 
+/* The driver's registration cache, for tests and statistics (read only). */
+struct tlm_regcache;
+const struct tlm_regcache *tlm_ucx_direct_cache(const tlm_direct_t *d);
+
 #endif
