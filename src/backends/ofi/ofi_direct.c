@@ -58,11 +58,17 @@ typedef struct od_key {
     uint32_t version;
 } od_key_t;
 
+/* An imported key.  Released keys are kept (not freed) on a FIFO and
+ * reused only once RK_KEEP of them wait, so a write under a released key
+ * is recognised and refused (never attempted) rather than reading freed
+ * memory. */
 typedef struct od_rkey {
     uint64_t key, base;
-    bool virt;
+    bool virt, live;
     int peer;
+    struct od_rkey *next;
 } od_rkey_t;
+#define RK_KEEP 64
 
 typedef struct ofi_direct {
     tlm_direct_t super;
@@ -73,6 +79,8 @@ typedef struct ofi_direct {
     size_t iov_limit;
     size_t max_msg;
     od_op_t *free_ops;
+    od_rkey_t *rk_head, *rk_tail; /* released keys, oldest first */
+    long rk_waiting;
     od_op_t *q_head, *q_tail;   /* built, not yet accepted by the provider */
     long *inflight;             /* by rank: operations not yet complete */
     long total;
@@ -162,19 +170,36 @@ static int od_import(tlm_direct_t *d, int peer, uintptr_t rbase, size_t rlen,
         return TELEMEM_ERR_PROTOCOL;
     }
     (void)rlen;
-    od_rkey_t *rk = malloc(sizeof(*rk));
-    if (!rk)
+    od_rkey_t *rk;
+    if (od->rk_waiting >= RK_KEEP) {
+        rk = od->rk_head;
+        od->rk_head = rk->next;
+        if (!od->rk_head)
+            od->rk_tail = NULL;
+        od->rk_waiting--;
+    } else if (!(rk = malloc(sizeof(*rk)))) {
         return TELEMEM_ERR_NO_MEMORY;
+    }
     *rk = (od_rkey_t){.key = k.key, .base = k.base, .virt = k.virt != 0,
-                      .peer = peer};
+                      .live = true, .peer = peer};
     *rk_p = (tlm_direct_rkey_t *)(void *)rk;
     return TELEMEM_OK;
 }
 
-static void od_release(tlm_direct_t *d, tlm_direct_rkey_t *rk)
+static void od_release(tlm_direct_t *d, tlm_direct_rkey_t *rkey)
 {
-    (void)d;
-    free(rk);
+    ofi_direct_t *od = od_of(d);
+    od_rkey_t *rk = (od_rkey_t *)(void *)rkey;
+    if (!rk || !rk->live)
+        return;
+    rk->live = false;
+    rk->next = NULL;
+    if (od->rk_tail)
+        od->rk_tail->next = rk;
+    else
+        od->rk_head = rk;
+    od->rk_tail = rk;
+    od->rk_waiting++;
 }
 
 static od_op_t *op_take(ofi_direct_t *od)
@@ -357,6 +382,11 @@ static int transfer(tlm_direct_t *d, int peer, tlm_direct_rkey_t *rkey,
     if (peer < 0 || peer >= od->env.size || !rk || rk->peer != peer ||
         (nsegs && !segs) || nsegs < 0)
         return TELEMEM_ERR_INVALID_ARG;
+    if (!rk->live) {
+        tlm_error("%s to rank %d under a released key: not attempted",
+                  write ? "write" : "read", peer);
+        return TELEMEM_ERR_INVALID_ARG;
+    }
     od_op_t *head, *tail;
     long nops;
     int rc = build(od, peer, rk, write, segs, nsegs, &head, &tail, &nops);
@@ -437,6 +467,11 @@ static void od_close(tlm_direct_t *d)
               "evictions, %lu refused, peak %zu bytes", od->cache.hits,
               od->cache.misses, od->cache.evictions, od->cache.refused,
               od->cache.peak);
+    while (od->rk_head) {
+        od_rkey_t *rk = od->rk_head;
+        od->rk_head = rk->next;
+        free(rk);
+    }
     while (od->free_ops) {
         od_op_t *op = od->free_ops;
         od->free_ops = op->next;

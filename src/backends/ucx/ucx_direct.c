@@ -37,10 +37,16 @@ typedef struct ud_peer {
     int err;             /* first failure since the last flush */
 } ud_peer_t;
 
+/* An imported key.  Released keys are kept (their UCX key destroyed) on a
+ * FIFO and reused only once RK_KEEP of them wait, so a transfer under a
+ * released key is recognised and refused, never attempted. */
 typedef struct ud_rkey {
     ucp_rkey_h rkey;
     int peer;
+    bool live;
+    struct ud_rkey *next;
 } ud_rkey_t;
+#define RK_KEEP 64
 
 struct ucx_direct {
     tlm_direct_t super;
@@ -48,6 +54,8 @@ struct ucx_direct {
     tlm_regcache_t cache;
     ud_peer_t *peers;
     long pending;        /* over all peers */
+    ud_rkey_t *rk_head, *rk_tail; /* released keys, oldest first */
+    long rk_waiting;
 };
 
 static ucx_direct_t *ud_of(tlm_direct_t *d)
@@ -155,29 +163,45 @@ static int ud_import(tlm_direct_t *d, int peer, uintptr_t rbase, size_t rlen,
     ucp_ep_h ep = ep_of(ud, peer);
     if (!ep)
         return TELEMEM_ERR_TRANSPORT;
-    ud_rkey_t *rk = malloc(sizeof(*rk));
-    if (!rk)
-        return TELEMEM_ERR_NO_MEMORY;
-    ucs_status_t st = ucp_ep_rkey_unpack(ep, key, &rk->rkey);
+    ucp_rkey_h h;
+    ucs_status_t st = ucp_ep_rkey_unpack(ep, key, &h);
     if (st != UCS_OK) {
         tlm_error("ucp_ep_rkey_unpack (key of rank %d): %s", peer,
                   ucs_status_string(st));
-        free(rk);
         return TELEMEM_ERR_PROTOCOL;
     }
-    rk->peer = peer;
+    ud_rkey_t *rk;
+    if (ud->rk_waiting >= RK_KEEP) {
+        rk = ud->rk_head;
+        ud->rk_head = rk->next;
+        if (!ud->rk_head)
+            ud->rk_tail = NULL;
+        ud->rk_waiting--;
+    } else if (!(rk = malloc(sizeof(*rk)))) {
+        ucp_rkey_destroy(h);
+        return TELEMEM_ERR_NO_MEMORY;
+    }
+    *rk = (ud_rkey_t){.rkey = h, .peer = peer, .live = true};
     *rk_p = (tlm_direct_rkey_t *)(void *)rk;
     return TELEMEM_OK;
 }
 
 static void ud_release(tlm_direct_t *d, tlm_direct_rkey_t *rkey)
 {
-    (void)d;
+    ucx_direct_t *ud = ud_of(d);
     ud_rkey_t *rk = (ud_rkey_t *)(void *)rkey;
-    if (!rk)
+    if (!rk || !rk->live)
         return;
     ucp_rkey_destroy(rk->rkey);
-    free(rk);
+    rk->rkey = NULL;
+    rk->live = false;
+    rk->next = NULL;
+    if (ud->rk_tail)
+        ud->rk_tail->next = rk;
+    else
+        ud->rk_head = rk;
+    ud->rk_tail = rk;
+    ud->rk_waiting++;
 }
 
 static int status_rc(ucs_status_t st)
@@ -214,6 +238,11 @@ static int transfer(tlm_direct_t *d, int peer, tlm_direct_rkey_t *rkey,
     if (peer < 0 || peer >= ud->env.size || !rk || rk->peer != peer ||
         nsegs < 0 || (nsegs && !segs))
         return TELEMEM_ERR_INVALID_ARG;
+    if (!rk->live) {
+        tlm_error("%s to rank %d under a released key: not attempted",
+                  write ? "write" : "read", peer);
+        return TELEMEM_ERR_INVALID_ARG;
+    }
     ucp_ep_h ep = ep_of(ud, peer);
     if (!ep)
         return TELEMEM_ERR_TRANSPORT;
@@ -357,6 +386,11 @@ static void ud_close(tlm_direct_t *d)
               "evictions, %lu refused, peak %zu bytes", ud->cache.hits,
               ud->cache.misses, ud->cache.evictions, ud->cache.refused,
               ud->cache.peak);
+    while (ud->rk_head) {
+        ud_rkey_t *rk = ud->rk_head;
+        ud->rk_head = rk->next;
+        free(rk);
+    }
     free(ud->peers);
     free(ud);
 }
