@@ -30,6 +30,7 @@
 #define OD_IOV_MAX 8           /* most block pairs in one operation */
 #define OD_MAGIC 0x7e1ed1c7u   /* tells our contexts from the transport's */
 #define OD_KEY_VERSION 1u
+#define OD_CHUNK 64            /* operations allocated at a time */
 /* Default TELEMEM_DIRECT_THRESHOLD for this driver: below it the AM path's
  * copies are cheaper than an RMA operation (bench/direct on loopback). */
 #define OD_THRESHOLD (64u * 1024u)
@@ -79,6 +80,7 @@ typedef struct ofi_direct {
     size_t iov_limit;
     size_t max_msg;
     od_op_t *free_ops;
+    struct od_chunk *chunks;    /* every operation's memory, freed at close */
     od_rkey_t *rk_head, *rk_tail; /* released keys, oldest first */
     long rk_waiting;
     od_op_t *q_head, *q_tail;   /* built, not yet accepted by the provider */
@@ -202,13 +204,28 @@ static void od_release(tlm_direct_t *d, tlm_direct_rkey_t *rkey)
     od->rk_waiting++;
 }
 
+/* Operations come from chunks that live until close, so operations still
+ * in flight when the endpoint closes are freed with them. */
+typedef struct od_chunk {
+    struct od_chunk *next;
+    od_op_t ops[OD_CHUNK];
+} od_chunk_t;
+
 static od_op_t *op_take(ofi_direct_t *od)
 {
+    if (!od->free_ops) {
+        od_chunk_t *c = malloc(sizeof(*c));
+        if (!c)
+            return NULL;
+        c->next = od->chunks;
+        od->chunks = c;
+        for (int i = 0; i < OD_CHUNK; i++) {
+            c->ops[i].next = od->free_ops;
+            od->free_ops = &c->ops[i];
+        }
+    }
     od_op_t *op = od->free_ops;
-    if (op)
-        od->free_ops = op->next;
-    else if (!(op = malloc(sizeof(*op))))
-        return NULL;
+    od->free_ops = op->next;
     memset(op, 0, offsetof(od_op_t, iov));
     op->magic = OD_MAGIC;
     return op;
@@ -472,10 +489,10 @@ static void od_close(tlm_direct_t *d)
         od->rk_head = rk->next;
         free(rk);
     }
-    while (od->free_ops) {
-        od_op_t *op = od->free_ops;
-        od->free_ops = op->next;
-        free(op);
+    while (od->chunks) {
+        od_chunk_t *c = od->chunks;
+        od->chunks = c->next;
+        free(c);
     }
     free(od->inflight);
     free(od->err);

@@ -376,9 +376,11 @@ static void ud_close(tlm_direct_t *d)
             ucp_request_free(ud->peers[r].flush_req);
         }
     }
-    if (ud->pending)
-        tlm_debug("ucx-rma closing with %ld operations unfinished",
-                  ud->pending);
+    bool leak = ud->pending > 0;
+    if (leak)
+        tlm_warn("ucx-rma closing with %ld operations unfinished: their "
+                 "state is left allocated for UCX's late callbacks",
+                 ud->pending);
     size_t used = tlm_regcache_fini(&ud->cache);
     if (used)
         tlm_debug("ucx-rma closed with %zu registrations in use", used);
@@ -391,6 +393,8 @@ static void ud_close(tlm_direct_t *d)
         ud->rk_head = rk->next;
         free(rk);
     }
+    if (leak)
+        return; /* on_done may still run: ud->peers must stay valid */
     free(ud->peers);
     free(ud);
 }
