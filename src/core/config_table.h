@@ -51,3 +51,5 @@ TLM_CONFIG(DIRECT_PROFILE, STRING, "",
            "Calibration profile read by auto (written by telemem-run --calibrate); empty = $XDG_CACHE_HOME/telemem/direct.profile or ~/.cache/telemem/direct.profile")
 TLM_CONFIG(DIRECT_CMA, BOOL, "y",
            "The same-node direct path may reach telemem_register ranges with process_vm_writev/readv (n: such ranges take the AM path; blocks of telemem_malloc_all still go direct)")
+TLM_CONFIG(REG_CACHE_MAX, SIZE, "512m",
+           "Most bytes the direct path's network drivers (ofi-rma, ucx-rma) keep registered (pinned) at once; unused registrations are dropped least recently used first, and memory beyond the cap takes the active-message path")

@@ -166,6 +166,7 @@ static tlm_transport_params_t transport_params(void)
         .ofi_provider = tlm_core.cfg.OFI_PROVIDER,
         .direct = strcmp(tlm_core.cfg.DIRECT, "never") != 0,
         .direct_cma = tlm_core.cfg.DIRECT_CMA,
+        .reg_cache_max = tlm_core.cfg.REG_CACHE_MAX,
         .deliver = tlm_am_deliver,
         .deliver_arg = NULL,
     };

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "telemem.h"
+#include "backends/ofi/ofi_direct.h"
 #include "backends/transport.h"
 #include "util/log.h"
 #include "util/util.h"
@@ -165,6 +166,8 @@ static int ofi_progress(tlm_transport_t *tp, int max)
             if (fi_cq_readerr(ot->cq, &err, 0) != 1)
                 break;
             ofi_ctx_t *c = err.op_context;
+            if (tlm_ofi_direct_event(tp->direct, c, err.err))
+                continue;
             if (c && !c->rx) {
                 if (!ot->dead[c->peer])
                     tlm_error("send to rank %d failed: %s", c->peer,
@@ -184,7 +187,8 @@ static int ofi_progress(tlm_transport_t *tp, int max)
             return TELEMEM_ERR_TRANSPORT;
         }
         for (ssize_t i = 0; i < k; i++)
-            n += complete(ot, e[i].op_context, e[i].len);
+            if (!tlm_ofi_direct_event(tp->direct, e[i].op_context, 0))
+                n += complete(ot, e[i].op_context, e[i].len);
     }
     return n;
 }
@@ -282,6 +286,9 @@ static void ofi_close(tlm_transport_t *tp)
     }
     if (ot->ep)
         fi_close(&ot->ep->fid);
+    if (tp->direct) /* after the endpoint, before the domain */
+        tp->direct->ops->close(tp->direct);
+    tp->direct = NULL;
     if (ot->mr)
         fi_close(&ot->mr->fid);
     if (ot->av)
@@ -319,14 +326,15 @@ static const tlm_transport_ops_t ofi_ops = {
     .close = ofi_close,
 };
 
-/* Ask libfabric for an RDM endpoint with ordered sends. */
-static struct fi_info *get_info(const char *prov)
+/* Ask libfabric for an RDM endpoint with ordered sends (and RMA for the
+ * ofi-rma direct path when rma and the provider offers it). */
+static struct fi_info *get_info_caps(const char *prov, bool rma)
 {
     struct fi_info *hints = fi_allocinfo(), *info = NULL;
     if (!hints)
         return NULL;
     hints->ep_attr->type = FI_EP_RDM;
-    hints->caps = FI_MSG;
+    hints->caps = FI_MSG | (rma ? FI_RMA : 0);
     hints->mode = FI_CONTEXT;
     hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_ALLOCATED |
                                   FI_MR_PROV_KEY | FI_MR_VIRT_ADDR;
@@ -338,11 +346,17 @@ static struct fi_info *get_info(const char *prov)
     int r = fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, hints, &info);
     fi_freeinfo(hints);
     if (r) {
-        tlm_debug("fi_getinfo(%s): %s", prov && prov[0] ? prov : "any",
-                  fi_strerror(-r));
+        tlm_debug("fi_getinfo(%s%s): %s", prov && prov[0] ? prov : "any",
+                  rma ? ", with RMA" : "", fi_strerror(-r));
         return NULL;
     }
     return info;
+}
+
+static struct fi_info *get_info(const char *prov)
+{
+    struct fi_info *info = get_info_caps(prov, true);
+    return info ? info : get_info_caps(prov, false);
 }
 
 static int ofi_check(const tlm_transport_params_t *p)
@@ -475,6 +489,14 @@ out:;
     }
     tlm_debug("ofi open: provider %s, domain %s", ot->prov,
               ot->info->domain_attr->name);
+    /* The direct path (ofi-rma) rides on this endpoint, if it can. */
+    tlm_ofi_direct_env_t denv = {
+        .info = ot->info, .domain = ot->domain, .ep = ot->ep, .cq = ot->cq,
+        .addrs = ot->addrs, .rank = p->rank, .size = p->size,
+        .reg_cache_max = p->reg_cache_max,
+    };
+    if (tlm_ofi_direct_open(&denv, &ot->super.direct) != TELEMEM_OK)
+        ot->super.direct = NULL;
     *tp_p = &ot->super;
     return TELEMEM_OK;
 }

@@ -11,6 +11,7 @@
 
 #include "telemem.h"
 #include "backends/transport.h"
+#include "backends/ucx/ucx_direct.h"
 #include "util/log.h"
 #include "util/util.h"
 
@@ -257,6 +258,9 @@ static void ucx_close(tlm_transport_t *tp)
 {
     ucx_transport_t *ut = tlm_container_of(tp, ucx_transport_t, super);
     ut->closing = true;
+    if (tp->direct) /* before the endpoints, worker and context */
+        tp->direct->ops->close(tp->direct);
+    tp->direct = NULL;
     if (ut->worker) {
         double end = tlm_util_now() + 2.0;
         while (ut->ntx_free < UCX_TX_COUNT && tlm_util_now() < end)
@@ -354,7 +358,7 @@ static int ucx_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
         ut->tx_free[i] = UCX_TX_COUNT - 1 - i;
     ut->ntx_free = UCX_TX_COUNT;
     ucp_params_t up = {.field_mask = UCP_PARAM_FIELD_FEATURES,
-                       .features = UCP_FEATURE_AM};
+                       .features = UCP_FEATURE_AM | UCP_FEATURE_RMA};
     ucs_status_t st = ucp_init(&up, NULL, &ut->ctx);
     if (st != UCS_OK) {
         tlm_error("ucp_init: %s", ucs_status_string(st));
@@ -417,6 +421,14 @@ out:;
         return rc;
     }
     tlm_debug("ucx open");
+    /* The direct path (ucx-rma) rides on this worker. */
+    tlm_ucx_direct_env_t denv = {
+        .ctx = ut->ctx, .worker = ut->worker, .eps = ut->eps,
+        .tp = &ut->super, .rank = p->rank, .size = p->size,
+        .reg_cache_max = p->reg_cache_max,
+    };
+    if (tlm_ucx_direct_open(&denv, &ut->super.direct) != TELEMEM_OK)
+        ut->super.direct = NULL;
     *tp_p = &ut->super;
     return TELEMEM_OK;
 }
