@@ -30,6 +30,7 @@ typedef struct tlm_transport_params {
     long shm_ring;
     bool progress_thread;    /* this process sleeps on a doorbell */
     const char *ofi_provider; /* TELEMEM_OFI_PROVIDER, "" = libfabric's pick */
+    long net_max_peers;      /* TELEMEM_NET_MAX_PEERS, 0 = no limit */
     tlm_deliver_fn_t deliver;
     void *deliver_arg;
 } tlm_transport_params_t;

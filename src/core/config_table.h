@@ -41,3 +41,5 @@ TLM_CONFIG(KVS, STRING, "",
            "Address of the launcher's key-value store (set by telemem-run)")
 TLM_CONFIG(JOBID, STRING, "",
            "Job identifier, unique on this host (set by telemem-run)")
+TLM_CONFIG(NET_MAX_PEERS, INT, "0",
+           "Most peers a process contacts over a network transport (ofi, ucx), first come first served: each holds a connection and its provider's buffers; a send to one more fails with TELEMEM_ERR_UNREACHABLE, a peer that contacted this process is always answered; 0 = no limit")

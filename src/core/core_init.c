@@ -164,6 +164,7 @@ static tlm_transport_params_t transport_params(void)
         .shm_ring = tlm_core.cfg.SHM_RING,
         .progress_thread = tlm_core.cfg.PROGRESS_THREAD,
         .ofi_provider = tlm_core.cfg.OFI_PROVIDER,
+        .net_max_peers = tlm_core.cfg.NET_MAX_PEERS,
         .deliver = tlm_am_deliver,
         .deliver_arg = NULL,
     };
