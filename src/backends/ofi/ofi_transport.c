@@ -480,9 +480,22 @@ static int ofi_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     struct fi_cq_attr cqa = {.format = FI_CQ_FORMAT_MSG,
                              .size = 2 * (OFI_RX_COUNT + OFI_TX_COUNT)};
     OFI_TRY(fi_cq_open(ot->domain, &cqa, &ot->cq, NULL), "fi_cq_open");
+    /* Entries are made at first contact: with a cap, that many. */
     struct fi_av_attr ava = {.type = FI_AV_TABLE,
-                             .count = (size_t)p->size};
-    OFI_TRY(fi_av_open(ot->domain, &ava, &ot->av, NULL), "fi_av_open");
+                             .count = (size_t)(ot->max_peers &&
+                                               ot->max_peers < p->size
+                                                   ? ot->max_peers
+                                                   : p->size)};
+    int avr = fi_av_open(ot->domain, &ava, &ot->av, NULL);
+    if (avr) {
+        /* libfabric 1.17's shm provider takes at most 256 peers. */
+        tlm_error("fi_av_open for %zu peers (provider %s): %s; a provider "
+                  "may limit its peers: TELEMEM_NET_MAX_PEERS lowers the "
+                  "count asked for", ava.count, ot->prov, fi_strerror(-avr));
+        ot->av = NULL;
+        rc = TELEMEM_ERR_TRANSPORT;
+        goto out;
+    }
     OFI_TRY(fi_endpoint(ot->domain, ot->info, &ot->ep, NULL), "fi_endpoint");
     OFI_TRY(fi_ep_bind(ot->ep, &ot->cq->fid, FI_TRANSMIT | FI_RECV),
             "fi_ep_bind(cq)");
