@@ -23,14 +23,20 @@
 #define UCX_TX_COUNT 256
 #define UCX_AM_ID 7
 #define UCX_ADDR_MAX 4096
+#define UCX_RX_SPARE 64     /* spare receive nodes kept (about 1 MiB) */
 
 /* A received message kept until the progress call delivers it (handlers
- * may send; UCX callbacks should not). */
+ * may send; UCX callbacks should not).  When UCX lets us keep its receive
+ * buffer (UCP_AM_RECV_ATTR_FLAG_DATA) and it is 8-byte aligned, msg points
+ * into it and it is released after delivery; otherwise the message is
+ * copied behind the node. */
 typedef struct ucx_rx {
     struct ucx_rx *next;
     int src;
     size_t len;
-    uint64_t data[]; /* 8-byte aligned */
+    const void *msg;
+    void *ucx_data;  /* UCX's buffer to release, or NULL */
+    uint64_t data[]; /* the copy, 8-byte aligned */
 } ucx_rx_t;
 
 typedef struct ucx_transport {
@@ -54,6 +60,9 @@ typedef struct ucx_transport {
     int tx_free[UCX_TX_COUNT];
     int ntx_free;
     ucx_rx_t *rx_head, *rx_tail;
+    ucx_rx_t *node_free;    /* spare receive nodes (full size) */
+    int nnode_free;
+    bool kept_any;          /* logged that messages are kept in place */
 } ucx_transport_t;
 
 typedef struct ucx_tx_ref {
@@ -62,6 +71,33 @@ typedef struct ucx_tx_ref {
 } ucx_tx_ref_t;
 
 static ucx_tx_ref_t tx_refs[UCX_TX_COUNT];
+
+/* Receive nodes have room for a whole message and are recycled: a
+ * malloc and free per message made glibc grow and trim its heap, a page
+ * fault per message (perf, ucx over tcp). */
+static ucx_rx_t *take_rx(ucx_transport_t *ut)
+{
+    ucx_rx_t *m = ut->node_free;
+    if (m) {
+        ut->node_free = m->next;
+        ut->nnode_free--;
+        return m;
+    }
+    return malloc(sizeof(*m) + UCX_MSG);
+}
+
+static void free_rx(ucx_transport_t *ut, ucx_rx_t *m)
+{
+    if (m->ucx_data)
+        ucp_am_data_release(ut->worker, m->ucx_data);
+    if (ut->nnode_free < UCX_RX_SPARE) {
+        m->next = ut->node_free;
+        ut->node_free = m;
+        ut->nnode_free++;
+    } else {
+        free(m);
+    }
+}
 
 static ucs_status_t on_am(void *arg, const void *header, size_t header_len,
                           void *data, size_t len,
@@ -75,21 +111,35 @@ static ucs_status_t on_am(void *arg, const void *header, size_t header_len,
         return UCS_OK;
     }
     memcpy(&src, header, sizeof(src));
-    ucx_rx_t *m = malloc(sizeof(*m) + TLM_ALIGN_UP(len, 8u));
+    bool keep = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA) &&
+                ((uintptr_t)data & 7u) == 0;
+    ucx_rx_t *m = len <= UCX_MSG ? take_rx(ut) : NULL;
     if (!m) {
-        tlm_error("no memory for a %zu-byte message from rank %u", len, src);
+        tlm_error("cannot keep a %zu-byte message from rank %u (out of "
+                  "memory, or over %u bytes)", len, src, UCX_MSG);
         return UCS_OK;
     }
     m->next = NULL;
     m->src = (int)src;
     m->len = len;
-    memcpy(m->data, data, len);
+    if (keep) {
+        if (!ut->kept_any) {
+            ut->kept_any = true;
+            tlm_debug("messages are delivered from UCX's receive buffers");
+        }
+        m->msg = data;
+        m->ucx_data = data;
+    } else {
+        memcpy(m->data, data, len);
+        m->msg = m->data;
+        m->ucx_data = NULL;
+    }
     if (ut->rx_tail)
         ut->rx_tail->next = m;
     else
         ut->rx_head = m;
     ut->rx_tail = m;
-    return UCS_OK;
+    return keep ? UCS_INPROGRESS : UCS_OK;
 }
 
 static int ucx_progress(tlm_transport_t *tp, int max)
@@ -105,9 +155,9 @@ static int ucx_progress(tlm_transport_t *tp, int max)
             ut->rx_tail = NULL;
         if (m->src >= 0 && m->src < ut->size) {
             ut->heard[m->src] = true;
-            ut->deliver(ut->deliver_arg, m->src, m->data, m->len);
+            ut->deliver(ut->deliver_arg, m->src, m->msg, m->len);
         }
-        free(m);
+        free_rx(ut, m);
         n++;
     }
     return n;
@@ -300,8 +350,14 @@ static void ucx_close(tlm_transport_t *tp)
         while (ut->rx_head) {
             ucx_rx_t *m = ut->rx_head;
             ut->rx_head = m->next;
+            free_rx(ut, m);
+        }
+        while (ut->node_free) {
+            ucx_rx_t *m = ut->node_free;
+            ut->node_free = m->next;
             free(m);
         }
+        ut->nnode_free = 0;
         ucp_worker_destroy(ut->worker);
     }
     if (ut->ctx)
