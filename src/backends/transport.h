@@ -33,6 +33,7 @@ typedef struct tlm_transport_params {
     bool direct;             /* TELEMEM_DIRECT is not never: open a driver */
     bool direct_cma;         /* TELEMEM_DIRECT_CMA: window may use CMA */
     size_t reg_cache_max;     /* TELEMEM_REG_CACHE_MAX: direct-path pinning */
+    long net_max_peers;      /* TELEMEM_NET_MAX_PEERS, 0 = no limit */
     tlm_deliver_fn_t deliver;
     void *deliver_arg;
 } tlm_transport_params_t;

@@ -53,3 +53,5 @@ TLM_CONFIG(DIRECT_CMA, BOOL, "y",
            "The same-node direct path may reach telemem_register ranges with process_vm_writev/readv (n: such ranges take the AM path; blocks of telemem_malloc_all still go direct)")
 TLM_CONFIG(REG_CACHE_MAX, SIZE, "512m",
            "Most bytes the direct path's network drivers (ofi-rma, ucx-rma) keep registered (pinned) at once; unused registrations are dropped least recently used first, and memory beyond the cap takes the active-message path")
+TLM_CONFIG(NET_MAX_PEERS, INT, "0",
+           "Most peers a process contacts over a network transport (ofi, ucx), first come first served: each holds a connection and its provider's buffers; a send to one more fails with TELEMEM_ERR_UNREACHABLE, a peer that contacted this process is always answered; 0 = no limit")

@@ -167,6 +167,7 @@ static tlm_transport_params_t transport_params(void)
         .direct = strcmp(tlm_core.cfg.DIRECT, "never") != 0,
         .direct_cma = tlm_core.cfg.DIRECT_CMA,
         .reg_cache_max = tlm_core.cfg.REG_CACHE_MAX,
+        .net_max_peers = tlm_core.cfg.NET_MAX_PEERS,
         .deliver = tlm_am_deliver,
         .deliver_arg = NULL,
     };

@@ -1,10 +1,13 @@
 /* ofi_transport.c - the libfabric transport: one reliable-datagram
  * endpoint (FI_EP_RDM) per process with send-after-send ordering, a pool of
  * pre-posted receive buffers and a pool of send buffers (registered when
- * the provider wants local registration), addresses exchanged through the
- * bootstrap store into an FI_AV_TABLE (fi_addr == rank).  Connections are
- * the provider's business: tcp;ofi_rxm, verbs;ofi_rxm open them on first
- * send, so a rank that talks to 8 of 10,000 peers holds 8.  Every message
+ * the provider wants local registration) shared by all peers, addresses
+ * exchanged through the bootstrap store and inserted into the address
+ * vector on first contact only.  Connections are the provider's business:
+ * tcp;ofi_rxm, verbs;ofi_rxm open them on first send, so a rank that talks
+ * to 8 of 10,000 peers holds 8; TELEMEM_NET_MAX_PEERS caps the peers this
+ * process contacts first-come-first-served (libfabric offers no call that
+ * closes an rxm connection, so there is no eviction).  Every message
  * carries a per-destination sequence number and the receiver restores the
  * order if the provider did not keep it (libfabric's shm provider was seen
  * to reorder under load despite FI_ORDER_SAS). */
@@ -14,6 +17,7 @@
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +67,11 @@ typedef struct ofi_transport {
     struct fid_ep *ep;
     struct fid_mr *mr;
     void *mr_desc;
-    fi_addr_t *addrs;      /* by rank */
+    fi_addr_t *addrs;      /* by rank: FI_ADDR_NOTAVAIL until contact */
+    uint8_t *book;         /* by rank: raw addresses, addrlen bytes each */
+    size_t addrlen;
+    int npeers;            /* ranks in the address vector (contacted) */
+    int max_peers;         /* TELEMEM_NET_MAX_PEERS, 0 = no limit */
     uint8_t *pool;         /* rx buffers, then tx buffers */
     ofi_ctx_t rx_ctx[OFI_RX_COUNT];
     ofi_ctx_t tx_ctx[OFI_TX_COUNT];
@@ -201,6 +209,30 @@ static int take_tx(ofi_transport_t *ot)
     return ot->ntx_free ? ot->tx_free[--ot->ntx_free] : -1;
 }
 
+/* First contact with peer: put its address into the address vector (the
+ * provider connects on the first send).  The cap counts these entries,
+ * first come first served; a peer that has already sent to us is always
+ * answered (the provider holds its connection anyway).  Slow path. */
+static int contact(ofi_transport_t *ot, int peer)
+{
+    if (ot->max_peers && ot->npeers >= ot->max_peers &&
+        ot->rx_seq[peer] == 0 && !ot->early[peer]) {
+        tlm_error("rank %d would be peer %d of this process over ofi: over "
+                  "TELEMEM_NET_MAX_PEERS=%d (first come, first served)",
+                  peer, ot->npeers + 1, ot->max_peers);
+        return TELEMEM_ERR_UNREACHABLE;
+    }
+    if (fi_av_insert(ot->av, ot->book + (size_t)peer * ot->addrlen, 1,
+                     &ot->addrs[peer], 0, NULL) != 1) {
+        tlm_error("fi_av_insert of rank %d's address failed", peer);
+        ot->addrs[peer] = FI_ADDR_NOTAVAIL;
+        return TELEMEM_ERR_TRANSPORT;
+    }
+    ot->npeers++;
+    tlm_debug("first contact with rank %d (%d peers)", peer, ot->npeers);
+    return TELEMEM_OK;
+}
+
 static int post_send(ofi_transport_t *ot, int peer, int i, size_t len)
 {
     ofi_ctx_t *c = &ot->tx_ctx[i];
@@ -231,6 +263,11 @@ static int ofi_send(tlm_transport_t *tp, int peer, const void *hdr,
         return TELEMEM_ERR_INVALID_ARG;
     if (ot->dead[peer])
         return TELEMEM_ERR_PEER_DEAD;
+    if (TLM_UNLIKELY(ot->addrs[peer] == FI_ADDR_NOTAVAIL)) {
+        int rc = contact(ot, peer);
+        if (rc != TELEMEM_OK)
+            return rc;
+    }
     int i = take_tx(ot);
     if (i < 0)
         return TELEMEM_ERR_AGAIN;
@@ -256,6 +293,11 @@ static int ofi_send_fill(tlm_transport_t *tp, int peer, const void *hdr,
         return TELEMEM_ERR_INVALID_ARG;
     if (ot->dead[peer])
         return TELEMEM_ERR_PEER_DEAD;
+    if (TLM_UNLIKELY(ot->addrs[peer] == FI_ADDR_NOTAVAIL)) {
+        int rc = contact(ot, peer);
+        if (rc != TELEMEM_OK)
+            return rc;
+    }
     int i = take_tx(ot);
     if (i < 0)
         return TELEMEM_ERR_AGAIN;
@@ -313,12 +355,22 @@ static void ofi_close(tlm_transport_t *tp)
     free(ot->rx_seq);
     free(ot->pool);
     free(ot->addrs);
+    free(ot->book);
     free(ot->dead);
     free(ot);
 }
 
+static int ofi_connect(tlm_transport_t *tp, int peer)
+{
+    ofi_transport_t *ot = tlm_container_of(tp, ofi_transport_t, super);
+    if (peer < 0 || peer >= ot->size)
+        return TELEMEM_ERR_INVALID_ARG;
+    return ot->addrs[peer] == FI_ADDR_NOTAVAIL ? contact(ot, peer)
+                                               : TELEMEM_OK;
+}
+
 static const tlm_transport_ops_t ofi_ops = {
-    .connect = tlm_backend_stub_connect,
+    .connect = ofi_connect,
     .send = ofi_send,
     .send_fill = ofi_send_fill,
     .progress = ofi_progress,
@@ -361,6 +413,11 @@ static struct fi_info *get_info(const char *prov)
 
 static int ofi_check(const tlm_transport_params_t *p)
 {
+    if (p->net_max_peers < 0) {
+        tlm_error("TELEMEM_NET_MAX_PEERS=%ld must be 0 (no limit) or a "
+                  "number of peers", p->net_max_peers);
+        return TELEMEM_ERR_CONFIG;
+    }
     return TELEMEM_OK;
 }
 
@@ -403,7 +460,9 @@ static int ofi_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     ot->deliver_arg = p->deliver_arg;
     ot->rank = p->rank;
     ot->size = p->size;
-    ot->addrs = calloc((size_t)p->size, sizeof(fi_addr_t));
+    ot->max_peers = p->net_max_peers > INT_MAX ? INT_MAX
+                                                : (int)p->net_max_peers;
+    ot->addrs = malloc((size_t)p->size * sizeof(fi_addr_t));
     ot->dead = calloc((size_t)p->size, sizeof(bool));
     ot->tx_seq = calloc((size_t)p->size, sizeof(uint32_t));
     ot->rx_seq = calloc((size_t)p->size, sizeof(uint32_t));
@@ -417,6 +476,8 @@ static int ofi_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
         rc = TELEMEM_ERR_NO_MEMORY;
         goto out;
     }
+    for (int r = 0; r < p->size; r++)
+        ot->addrs[r] = FI_ADDR_NOTAVAIL;
     ot->info = get_info(p->ofi_provider);
     if (!ot->info) {
         tlm_error("libfabric has no reliable-datagram provider with ordered "
@@ -433,9 +494,22 @@ static int ofi_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     struct fi_cq_attr cqa = {.format = FI_CQ_FORMAT_MSG,
                              .size = 2 * (OFI_RX_COUNT + OFI_TX_COUNT)};
     OFI_TRY(fi_cq_open(ot->domain, &cqa, &ot->cq, NULL), "fi_cq_open");
+    /* Entries are made at first contact: with a cap, that many. */
     struct fi_av_attr ava = {.type = FI_AV_TABLE,
-                             .count = (size_t)p->size};
-    OFI_TRY(fi_av_open(ot->domain, &ava, &ot->av, NULL), "fi_av_open");
+                             .count = (size_t)(ot->max_peers &&
+                                               ot->max_peers < p->size
+                                                   ? ot->max_peers
+                                                   : p->size)};
+    int avr = fi_av_open(ot->domain, &ava, &ot->av, NULL);
+    if (avr) {
+        /* libfabric 1.17's shm provider takes at most 256 peers. */
+        tlm_error("fi_av_open for %zu peers (provider %s): %s; a provider "
+                  "may limit its peers: TELEMEM_NET_MAX_PEERS lowers the "
+                  "count asked for", ava.count, ot->prov, fi_strerror(-avr));
+        ot->av = NULL;
+        rc = TELEMEM_ERR_TRANSPORT;
+        goto out;
+    }
     OFI_TRY(fi_endpoint(ot->domain, ot->info, &ot->ep, NULL), "fi_endpoint");
     OFI_TRY(fi_ep_bind(ot->ep, &ot->cq->fid, FI_TRANSMIT | FI_RECV),
             "fi_ep_bind(cq)");
@@ -468,18 +542,23 @@ out:;
     int frc = tlm_core_boot_fence(p->boot);
     if (rc == TELEMEM_OK)
         rc = brc != TELEMEM_OK ? brc : frc;
+    /* Every address is kept, raw (a few bytes per rank); the address
+     * vector gets an entry only at first contact (see contact()). */
+    ot->addrlen = alen;
+    if (rc == TELEMEM_OK &&
+        !(ot->book = malloc((size_t)p->size * alen)))
+        rc = TELEMEM_ERR_NO_MEMORY;
     for (int r = 0; rc == TELEMEM_OK && r < p->size; r++) {
-        char other[256];
         size_t olen = 0;
         snprintf(key, sizeof(key), "ofi.%d", r);
-        rc = tlm_core_boot_get(p->boot, key, other, sizeof(other), &olen);
-        if (rc == TELEMEM_OK && olen == 0) {
-            tlm_error("rank %d could not open its libfabric endpoint", r);
-            rc = TELEMEM_ERR_TRANSPORT;
-        }
-        if (rc == TELEMEM_OK &&
-            fi_av_insert(ot->av, other, 1, &ot->addrs[r], 0, NULL) != 1) {
-            tlm_error("fi_av_insert of rank %d's address failed", r);
+        rc = tlm_core_boot_get(p->boot, key, ot->book + (size_t)r * alen,
+                               alen, &olen);
+        if (rc == TELEMEM_ERR_INVALID_ARG || (rc == TELEMEM_OK &&
+                                              olen != alen)) {
+            tlm_error("rank %d %s", r, olen == 0
+                      ? "could not open its libfabric endpoint"
+                      : "published an address of another size (another "
+                        "provider?)");
             rc = TELEMEM_ERR_TRANSPORT;
         }
     }

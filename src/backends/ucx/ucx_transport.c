@@ -1,9 +1,12 @@
 /* ucx_transport.c - the UCX transport: one UCP worker per process, UCP
  * active messages (eager, one handler id) carrying Telemem's messages, the
  * sender's rank in the AM header, endpoints created on first send from the
- * worker addresses exchanged through the bootstrap store.  UCX_TLS selects
+ * worker addresses exchanged through the bootstrap store (kept per rank at
+ * their exact length), capped by TELEMEM_NET_MAX_PEERS first come first
+ * served; send buffers are one pool shared by all peers.  UCX_TLS selects
  * the wires as usual (tcp, sysv/posix/cma, rc/ud on InfiniBand). */
 #define TLM_LOG_SUBSYS "ucx"
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,14 +24,20 @@
 #define UCX_TX_COUNT 256
 #define UCX_AM_ID 7
 #define UCX_ADDR_MAX 4096
+#define UCX_RX_SPARE 64     /* spare receive nodes kept (about 1 MiB) */
 
 /* A received message kept until the progress call delivers it (handlers
- * may send; UCX callbacks should not). */
+ * may send; UCX callbacks should not).  When UCX lets us keep its receive
+ * buffer (UCP_AM_RECV_ATTR_FLAG_DATA) and it is 8-byte aligned, msg points
+ * into it and it is released after delivery; otherwise the message is
+ * copied behind the node. */
 typedef struct ucx_rx {
     struct ucx_rx *next;
     int src;
     size_t len;
-    uint64_t data[]; /* 8-byte aligned */
+    const void *msg;
+    void *ucx_data;  /* UCX's buffer to release, or NULL */
+    uint64_t data[]; /* the copy, 8-byte aligned */
 } ucx_rx_t;
 
 typedef struct ucx_transport {
@@ -42,6 +51,9 @@ typedef struct ucx_transport {
     uint8_t **addrs;        /* peers' worker addresses */
     size_t *addr_lens;
     bool *dead;
+    bool *heard;            /* by rank: it sent us a message */
+    int npeers;             /* endpoints created */
+    int max_peers;          /* TELEMEM_NET_MAX_PEERS, 0 = no limit */
     bool closing;           /* peers leaving now is expected */
     uint8_t *tx_pool;
     uint32_t tx_hdr[UCX_TX_COUNT]; /* the AM header (our rank) per send:
@@ -49,6 +61,9 @@ typedef struct ucx_transport {
     int tx_free[UCX_TX_COUNT];
     int ntx_free;
     ucx_rx_t *rx_head, *rx_tail;
+    ucx_rx_t *node_free;    /* spare receive nodes (full size) */
+    int nnode_free;
+    bool kept_any;          /* logged that messages are kept in place */
 } ucx_transport_t;
 
 typedef struct ucx_tx_ref {
@@ -57,6 +72,33 @@ typedef struct ucx_tx_ref {
 } ucx_tx_ref_t;
 
 static ucx_tx_ref_t tx_refs[UCX_TX_COUNT];
+
+/* Receive nodes have room for a whole message and are recycled: a
+ * malloc and free per message made glibc grow and trim its heap, a page
+ * fault per message (perf, ucx over tcp). */
+static ucx_rx_t *take_rx(ucx_transport_t *ut)
+{
+    ucx_rx_t *m = ut->node_free;
+    if (m) {
+        ut->node_free = m->next;
+        ut->nnode_free--;
+        return m;
+    }
+    return malloc(sizeof(*m) + UCX_MSG);
+}
+
+static void free_rx(ucx_transport_t *ut, ucx_rx_t *m)
+{
+    if (m->ucx_data)
+        ucp_am_data_release(ut->worker, m->ucx_data);
+    if (ut->nnode_free < UCX_RX_SPARE) {
+        m->next = ut->node_free;
+        ut->node_free = m;
+        ut->nnode_free++;
+    } else {
+        free(m);
+    }
+}
 
 static ucs_status_t on_am(void *arg, const void *header, size_t header_len,
                           void *data, size_t len,
@@ -70,21 +112,35 @@ static ucs_status_t on_am(void *arg, const void *header, size_t header_len,
         return UCS_OK;
     }
     memcpy(&src, header, sizeof(src));
-    ucx_rx_t *m = malloc(sizeof(*m) + TLM_ALIGN_UP(len, 8u));
+    bool keep = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA) &&
+                ((uintptr_t)data & 7u) == 0;
+    ucx_rx_t *m = len <= UCX_MSG ? take_rx(ut) : NULL;
     if (!m) {
-        tlm_error("no memory for a %zu-byte message from rank %u", len, src);
+        tlm_error("cannot keep a %zu-byte message from rank %u (out of "
+                  "memory, or over %u bytes)", len, src, UCX_MSG);
         return UCS_OK;
     }
     m->next = NULL;
     m->src = (int)src;
     m->len = len;
-    memcpy(m->data, data, len);
+    if (keep) {
+        if (!ut->kept_any) {
+            ut->kept_any = true;
+            tlm_debug("messages are delivered from UCX's receive buffers");
+        }
+        m->msg = data;
+        m->ucx_data = data;
+    } else {
+        memcpy(m->data, data, len);
+        m->msg = m->data;
+        m->ucx_data = NULL;
+    }
     if (ut->rx_tail)
         ut->rx_tail->next = m;
     else
         ut->rx_head = m;
     ut->rx_tail = m;
-    return UCS_OK;
+    return keep ? UCS_INPROGRESS : UCS_OK;
 }
 
 static int ucx_progress(tlm_transport_t *tp, int max)
@@ -98,9 +154,11 @@ static int ucx_progress(tlm_transport_t *tp, int max)
         ut->rx_head = m->next;
         if (!ut->rx_head)
             ut->rx_tail = NULL;
-        if (m->src >= 0 && m->src < ut->size)
-            ut->deliver(ut->deliver_arg, m->src, m->data, m->len);
-        free(m);
+        if (m->src >= 0 && m->src < ut->size) {
+            ut->heard[m->src] = true;
+            ut->deliver(ut->deliver_arg, m->src, m->msg, m->len);
+        }
+        free_rx(ut, m);
         n++;
     }
     return n;
@@ -125,6 +183,14 @@ static int ucx_connect(tlm_transport_t *tp, int peer)
     ucx_transport_t *ut = tlm_container_of(tp, ucx_transport_t, super);
     if (ut->eps[peer])
         return TELEMEM_OK;
+    /* First come, first served; a peer that contacted us is answered (its
+     * connection exists on our worker already). */
+    if (ut->max_peers && ut->npeers >= ut->max_peers && !ut->heard[peer]) {
+        tlm_error("rank %d would be peer %d of this process over ucx: over "
+                  "TELEMEM_NET_MAX_PEERS=%d (first come, first served)",
+                  peer, ut->npeers + 1, ut->max_peers);
+        return TELEMEM_ERR_UNREACHABLE;
+    }
     ucp_ep_params_t ep = {
         .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
                       UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
@@ -150,6 +216,8 @@ static int ucx_connect(tlm_transport_t *tp, int peer)
         ut->eps[peer] = NULL;
         return TELEMEM_ERR_TRANSPORT;
     }
+    ut->npeers++;
+    tlm_debug("first contact with rank %d (%d peers)", peer, ut->npeers);
     return TELEMEM_OK;
 }
 
@@ -210,9 +278,11 @@ static int ucx_send(tlm_transport_t *tp, int peer, const void *hdr,
         return TELEMEM_ERR_INVALID_ARG;
     if (ut->dead[peer])
         return TELEMEM_ERR_PEER_DEAD;
-    int rc = ucx_connect(tp, peer);
-    if (rc != TELEMEM_OK)
-        return rc;
+    if (TLM_UNLIKELY(!ut->eps[peer])) {
+        int rc = ucx_connect(tp, peer);
+        if (rc != TELEMEM_OK)
+            return rc;
+    }
     int i = take_tx(ut);
     if (i < 0)
         return TELEMEM_ERR_AGAIN;
@@ -235,9 +305,11 @@ static int ucx_send_fill(tlm_transport_t *tp, int peer, const void *hdr,
         return TELEMEM_ERR_INVALID_ARG;
     if (ut->dead[peer])
         return TELEMEM_ERR_PEER_DEAD;
-    int rc = ucx_connect(tp, peer);
-    if (rc != TELEMEM_OK)
-        return rc;
+    if (TLM_UNLIKELY(!ut->eps[peer])) {
+        int rc = ucx_connect(tp, peer);
+        if (rc != TELEMEM_OK)
+            return rc;
+    }
     int i = take_tx(ut);
     if (i < 0)
         return TELEMEM_ERR_AGAIN;
@@ -282,8 +354,14 @@ static void ucx_close(tlm_transport_t *tp)
         while (ut->rx_head) {
             ucx_rx_t *m = ut->rx_head;
             ut->rx_head = m->next;
+            free_rx(ut, m);
+        }
+        while (ut->node_free) {
+            ucx_rx_t *m = ut->node_free;
+            ut->node_free = m->next;
             free(m);
         }
+        ut->nnode_free = 0;
         ucp_worker_destroy(ut->worker);
     }
     if (ut->ctx)
@@ -294,6 +372,7 @@ static void ucx_close(tlm_transport_t *tp)
     free(ut->addr_lens);
     free(ut->eps);
     free(ut->dead);
+    free(ut->heard);
     free(ut->tx_pool);
     free(ut);
 }
@@ -309,6 +388,11 @@ static const tlm_transport_ops_t ucx_ops = {
 
 static int ucx_check(const tlm_transport_params_t *p)
 {
+    if (p->net_max_peers < 0) {
+        tlm_error("TELEMEM_NET_MAX_PEERS=%ld must be 0 (no limit) or a "
+                  "number of peers", p->net_max_peers);
+        return TELEMEM_ERR_CONFIG;
+    }
     return TELEMEM_OK;
 }
 
@@ -345,12 +429,15 @@ static int ucx_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     ut->addrs = calloc((size_t)p->size, sizeof(*ut->addrs));
     ut->addr_lens = calloc((size_t)p->size, sizeof(size_t));
     ut->dead = calloc((size_t)p->size, sizeof(bool));
+    ut->heard = calloc((size_t)p->size, sizeof(bool));
+    ut->max_peers = p->net_max_peers > INT_MAX ? INT_MAX
+                                                : (int)p->net_max_peers;
     ut->tx_pool = malloc((size_t)UCX_TX_COUNT * UCX_MSG);
     ucp_address_t *addr = NULL;
     size_t alen = 0;
     char key[64];
     if (!ut->eps || !ut->addrs || !ut->addr_lens || !ut->dead ||
-        !ut->tx_pool) {
+        !ut->heard || !ut->tx_pool) {
         rc = TELEMEM_ERR_NO_MEMORY;
         goto out;
     }
@@ -400,22 +487,26 @@ out:;
     int frc = tlm_core_boot_fence(p->boot);
     if (rc == TELEMEM_OK)
         rc = brc != TELEMEM_OK ? brc : frc;
+    /* Each address at its own length (a few hundred bytes per rank with
+     * tcp); endpoints are made from them at first contact. */
+    uint8_t *tmp = rc == TELEMEM_OK ? malloc(UCX_ADDR_MAX) : NULL;
+    if (rc == TELEMEM_OK && !tmp)
+        rc = TELEMEM_ERR_NO_MEMORY;
     for (int r = 0; rc == TELEMEM_OK && r < p->size; r++) {
         size_t len = 0;
-        ut->addrs[r] = malloc(UCX_ADDR_MAX);
-        if (!ut->addrs[r]) {
-            rc = TELEMEM_ERR_NO_MEMORY;
-            break;
-        }
         snprintf(key, sizeof(key), "ucx.%d", r);
-        rc = tlm_core_boot_get(p->boot, key, ut->addrs[r], UCX_ADDR_MAX,
-                               &len);
+        rc = tlm_core_boot_get(p->boot, key, tmp, UCX_ADDR_MAX, &len);
         if (rc == TELEMEM_OK && len == 0) {
             tlm_error("rank %d could not open its UCX worker", r);
             rc = TELEMEM_ERR_TRANSPORT;
         }
+        if (rc == TELEMEM_OK && !(ut->addrs[r] = malloc(len)))
+            rc = TELEMEM_ERR_NO_MEMORY;
+        if (rc == TELEMEM_OK)
+            memcpy(ut->addrs[r], tmp, len);
         ut->addr_lens[r] = len;
     }
+    free(tmp);
     if (rc != TELEMEM_OK) {
         ucx_close(&ut->super);
         return rc;
