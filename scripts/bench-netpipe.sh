@@ -47,6 +47,8 @@ Options:
   --no-plot        write summary.md but no PNGs
   --quick          a check that everything runs: --max 64k --rounds 1
                    --budget 40
+  --key            the sizes of the project's targets in short alternating
+                   runs: --min 8 --max 1m --perturbation 0 --rounds 7
   -h, --help       this text
 
 Environment: TELEMEM_* applies to telemem and armci-telemem (e.g.
@@ -92,6 +94,7 @@ while [ $# -gt 0 ]; do
     --idle-wait) need "$1" $#; idle_wait=$2; shift 2 ;;
     --no-plot) do_plot=0; shift ;;
     --quick) max=64k; rounds=1; budget=40; shift ;;
+    --key) min=8; max=1m; pert=0; rounds=7; shift ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument '$1'" ;;
     esac

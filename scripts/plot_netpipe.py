@@ -226,6 +226,23 @@ def read_loads(files):
     return loads
 
 
+def read_cutoffs(files):
+    """The '# MODE: stopped before N bytes' / '... skipped' lines of
+    --max-seconds, per file."""
+    notes = []
+    for path in files:
+        try:
+            with open(path) as f:
+                for ln in f:
+                    if ln.startswith("# ") and ("stopped before" in ln
+                                                or "skipped to keep" in ln):
+                        notes.append(f"{os.path.basename(path)}: "
+                                     f"{ln[2:].strip()}")
+        except OSError:
+            pass
+    return notes
+
+
 def write_summary(path, curves, files):
     out = ["# NetPIPE comparison: Telemem, ARMCI (over Telemem and "
            "ARMCI-MPI), MPI\n"]
@@ -251,6 +268,12 @@ def write_summary(path, curves, files):
             f"{min(loads):.1f} – {max(loads):.1f} (2 ranks need 2 idle "
             "cores; on a shared machine every figure here is noisy — "
             "compare within one results directory only).")
+    cut = read_cutoffs(files)
+    if cut:
+        out.append("\nRuns cut short by their time budget (`--max-seconds`: "
+                   "behind schedule only powers of two, then no new size); "
+                   "where a series lacks a size, the tables say n/a:\n")
+        out += [f"- {c}" for c in cut]
     out.append("")
 
     ref = "telemem"
