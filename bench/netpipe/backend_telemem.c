@@ -69,7 +69,13 @@ static int config_value(const char *name, char *out, size_t len)
 void nb_init(int *argc, char ***argv, const char *path)
 {
     /* Only telemem_initialize reads the environment (STYLE.md 6). */
-    if (path && setenv("TELEMEM_DIRECT", path, 1) != 0) {
+    /* --path speaks of paths (am, direct, auto); TELEMEM_DIRECT of the
+     * direct path's use (never, always, auto). */
+    const char *mode = !path                     ? NULL
+                       : !strcmp(path, "am")     ? "never"
+                       : !strcmp(path, "direct") ? "always"
+                                                 : path;
+    if (mode && setenv("TELEMEM_DIRECT", mode, 1) != 0) {
         perror("telemem-netpipe: setenv(TELEMEM_DIRECT)");
         exit(1);
     }
@@ -81,8 +87,11 @@ void nb_init(int *argc, char ***argv, const char *path)
     }
     /* A library without a direct path has no TELEMEM_DIRECT: every put
      * then travels as active messages. */
-    if (!config_value("TELEMEM_DIRECT", g_path, sizeof g_path))
+    if (!config_value("TELEMEM_DIRECT", g_path, sizeof g_path) ||
+        !strcmp(g_path, "never"))
         snprintf(g_path, sizeof g_path, "am");
+    else if (!strcmp(g_path, "always"))
+        snprintf(g_path, sizeof g_path, "direct");
 }
 
 void nb_finalize(void)

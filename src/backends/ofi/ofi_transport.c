@@ -405,9 +405,9 @@ static struct fi_info *get_info_caps(const char *prov, bool rma)
     return info;
 }
 
-static struct fi_info *get_info(const char *prov)
+static struct fi_info *get_info(const char *prov, bool rma)
 {
-    struct fi_info *info = get_info_caps(prov, true);
+    struct fi_info *info = rma ? get_info_caps(prov, true) : NULL;
     return info ? info : get_info_caps(prov, false);
 }
 
@@ -430,7 +430,7 @@ static int ofi_query(const tlm_transport_params_t *p, bool *reach)
 
 static int ofi_available(const tlm_transport_params_t *p)
 {
-    struct fi_info *info = get_info(p->ofi_provider);
+    struct fi_info *info = get_info(p->ofi_provider, p->direct);
     if (!info)
         return 0;
     fi_freeinfo(info);
@@ -478,7 +478,7 @@ static int ofi_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     }
     for (int r = 0; r < p->size; r++)
         ot->addrs[r] = FI_ADDR_NOTAVAIL;
-    ot->info = get_info(p->ofi_provider);
+    ot->info = get_info(p->ofi_provider, p->direct);
     if (!ot->info) {
         tlm_error("libfabric has no reliable-datagram provider with ordered "
                   "sends%s%s (fi_info -t FI_EP_RDM lists them; "
@@ -574,7 +574,8 @@ out:;
         .addrs = ot->addrs, .rank = p->rank, .size = p->size,
         .reg_cache_max = p->reg_cache_max,
     };
-    if (tlm_ofi_direct_open(&denv, &ot->super.direct) != TELEMEM_OK)
+    if (!p->direct || /* TELEMEM_DIRECT=never */
+        tlm_ofi_direct_open(&denv, &ot->super.direct) != TELEMEM_OK)
         ot->super.direct = NULL;
     *tp_p = &ot->super;
     return TELEMEM_OK;

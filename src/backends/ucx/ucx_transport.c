@@ -445,7 +445,8 @@ static int ucx_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
         ut->tx_free[i] = UCX_TX_COUNT - 1 - i;
     ut->ntx_free = UCX_TX_COUNT;
     ucp_params_t up = {.field_mask = UCP_PARAM_FIELD_FEATURES,
-                       .features = UCP_FEATURE_AM | UCP_FEATURE_RMA};
+                       .features = UCP_FEATURE_AM |
+                                   (p->direct ? UCP_FEATURE_RMA : 0)};
     ucs_status_t st = ucp_init(&up, NULL, &ut->ctx);
     if (st != UCS_OK) {
         tlm_error("ucp_init: %s", ucs_status_string(st));
@@ -518,7 +519,8 @@ out:;
         .tp = &ut->super, .rank = p->rank, .size = p->size,
         .reg_cache_max = p->reg_cache_max,
     };
-    if (tlm_ucx_direct_open(&denv, &ut->super.direct) != TELEMEM_OK)
+    if (!p->direct || /* TELEMEM_DIRECT=never */
+        tlm_ucx_direct_open(&denv, &ut->super.direct) != TELEMEM_OK)
         ut->super.direct = NULL;
     *tp_p = &ut->super;
     return TELEMEM_OK;
