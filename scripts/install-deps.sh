@@ -3,7 +3,8 @@
 #   build  compiler, meson, ninja, pkg-config, PMIx, libfabric, UCX (always)
 #   test   + Open MPI (mpirun/PMIx launch tests), ARMCI-MPI (reference),
 #            iproute2 (multi-host tests in netns), clang + libFuzzer (fuzz.sh)
-#   bench  + Open MPI, NetPIPE for Open MPI, ARMCI-MPI, matplotlib (main job)
+#   bench  + Open MPI, NetPIPE for Open MPI, ARMCI-MPI, matplotlib (main job),
+#            fi_pingpong (libfabric-bin), ucx_perftest (ucx-utils)
 # Usage: scripts/install-deps.sh [build|test|bench|all]...   (needs root)
 set -euo pipefail
 
@@ -24,6 +25,8 @@ done
 pkgs=(gcc libc6-dev meson ninja-build pkg-config git libpmix-dev libfabric-dev libucx-dev)
 [ "$want_test" = 1 ] && pkgs+=(python3 openmpi-bin libopenmpi-dev libarmci-mpi-dev iproute2 clang libclang-rt-14-dev)
 [ "$want_bench" = 1 ] && pkgs+=(openmpi-bin libopenmpi-dev netpipe-openmpi libarmci-mpi-dev python3-matplotlib)
+# bench-transports.sh: libfabric's fi_pingpong and UCX's ucx_perftest.
+[ "$want_bench" = 1 ] && pkgs+=(libfabric-bin ucx-utils)
 
 missing=()
 for p in "${pkgs[@]}"; do
