@@ -3,8 +3,7 @@
 #   build  compiler, meson, ninja, pkg-config, PMIx, libfabric, UCX (always)
 #   test   + Open MPI (mpirun/PMIx launch tests), ARMCI-MPI (reference),
 #            iproute2 (multi-host tests in netns), clang + libFuzzer (fuzz.sh)
-#   bench  + Open MPI, NetPIPE for Open MPI, ARMCI-MPI, matplotlib (main job),
-#            fi_pingpong (libfabric-bin), ucx_perftest (ucx-utils)
+#   bench  + Open MPI, NetPIPE for Open MPI, ARMCI-MPI, matplotlib (main job)
 # Usage: scripts/install-deps.sh [build|test|bench|all]...   (needs root)
 set -euo pipefail
 
