@@ -25,6 +25,8 @@ pkgs=(gcc libc6-dev meson ninja-build pkg-config git libpmix-dev libfabric-dev l
 [ "$want_test" = 1 ] && pkgs+=(python3 openmpi-bin libopenmpi-dev libarmci-mpi-dev iproute2 clang libclang-rt-14-dev libfftw3-dev libpapi-dev python3-matplotlib)
 [ "$want_test" = 1 ] && pkgs+=(cppcheck clang-tidy)  # scripts/lint-static.sh (issue 10)
 [ "$want_bench" = 1 ] && pkgs+=(openmpi-bin libopenmpi-dev netpipe-openmpi libarmci-mpi-dev python3-matplotlib libfftw3-dev libpapi-dev)
+# bench-transports.sh: libfabric's fi_pingpong and UCX's ucx_perftest.
+[ "$want_bench" = 1 ] && pkgs+=(libfabric-bin ucx-utils)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "telemem.h"
@@ -315,6 +316,7 @@ int main(int argc, char **argv)
     uint64_t hdr = 0;
     struct iovec iov = {buf, payload};
     int failed = 0, bad = 0;
+    time_t give_up = time(NULL) + 90;
     long got[MAX_CONTACT] = {0};
     for (int k = 0; k < opt.contact; k++) {
         int peer = k + 1;
@@ -324,7 +326,13 @@ int main(int argc, char **argv)
                 rc = tlm_transport_send(tp, peer, &hdr, sizeof(hdr), &iov, 1);
                 if (rc == TELEMEM_ERR_AGAIN)
                     tlm_transport_progress(tp, 64);
-            } while (rc == TELEMEM_ERR_AGAIN);
+            } while (rc == TELEMEM_ERR_AGAIN && time(NULL) <= give_up);
+            if (rc == TELEMEM_ERR_AGAIN) {
+                fprintf(stderr, "peers_mem: stuck: no send buffer for "
+                        "peer %d (message %d) after 90 s\n", peer, m);
+                bad++;
+                break;
+            }
             if (rc == TELEMEM_ERR_UNREACHABLE && over) {
                 failed++;
                 break;
@@ -342,10 +350,17 @@ int main(int argc, char **argv)
             bad++;
         }
     }
-    /* Wait until every reachable peer has every message. */
+    /* Wait until every reachable peer has every message (a stuck run
+     * says where it is stuck rather than wait for meson's timeout). */
     for (int k = 0; k < opt.contact && !bad; k++) {
         bool over = opt.max_peers && k + 1 > opt.max_peers;
         while (!over && got[k] < opt.msgs) {
+            if (time(NULL) > give_up) {
+                fprintf(stderr, "peers_mem: stuck: peer %d has %ld of %d "
+                        "messages after 90 s\n", k + 1, got[k], opt.msgs);
+                bad++;
+                break;
+            }
             tlm_transport_progress(tp, 64);
             struct pollfd pf = {up[k], POLLIN, 0};
             if (poll(&pf, 1, 1) > 0 &&
