@@ -1,23 +1,72 @@
 #!/usr/bin/env bash
-# main.sh - the main job: installs what is needed, builds Telemem (release),
-# and runs the benchmarks on two local ranks against Open MPI, writing CSV,
-# a summary and plots under results/.
-# Usage: scripts/main.sh [--out DIR]   (default results/)
+# main.sh - the main job (issue 9): installs what is needed, builds Telemem
+# (release), and reruns the paper's study on two local ranks -- the NetPIPE
+# comparison (Telemem, ARMCI over Telemem, ARMCI-MPI, MPI two-sided; touched
+# and untouched) and the HPCC-style FFT (MPI_Alltoall vs alltoall as puts
+# through Telemem, our ARMCI and ARMCI-MPI, PAPI counters where the machine
+# has them) -- then writes CSVs, PNG plots and results/summary.md.
+#
+# Usage: scripts/main.sh [--out DIR] [--budget SEC] [--quick] [--skip-install]
+#   --out DIR       results directory (default: results)
+#   --budget SEC    seconds of benchmark runs in all (default: 660, about
+#                   11 minutes: netpipe and FFT get half each)
+#   --quick         tiny sizes, one round: checks that everything runs
+#   --skip-install  do not call scripts/install-deps.sh
+# The whole job takes at most 15 minutes on a 2-core machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=results
+out=results budget=660 quick=0 install=1
 while [ $# -gt 0 ]; do
     case "$1" in
         --out) out=$2; shift 2 ;;
-        -h|--help) sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) echo "main.sh: unknown option $1" >&2; exit 2 ;;
+        --budget) budget=$2; shift 2 ;;
+        --quick) quick=1; shift ;;
+        --skip-install) install=0; shift ;;
+        -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "main.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
-scripts/install-deps.sh build bench
-if [ ! -f build-release/build.ninja ]; then
-    meson setup build-release -Dbuildtype=release >/dev/null
+case "$budget" in ''|*[!0-9]*) echo "main.sh: --budget wants whole seconds" >&2; exit 2 ;; esac
+
+t0=$(date +%s)
+[ "$install" = 1 ] && scripts/install-deps.sh build bench
+build=build-release
+if [ ! -f "$build/build.ninja" ]; then
+    meson setup "$build" -Dbuildtype=release >/dev/null
 fi
-ninja -C build-release
+ninja -C "$build"
 mkdir -p "$out"
-scripts/bench-netpipe.sh --build build-release --out "$out/netpipe"
-echo "main.sh: results in $out/ (summary: $out/netpipe/summary.md)"
+
+half=$((budget / 2))
+np_args=(--build "$build" --out "$out/netpipe" --budget "$half")
+fft_args=(--build "$build" --out "$out/fft" --budget "$half")
+if [ "$quick" = 1 ]; then
+    np_args+=(--quick)
+    fft_args+=(--quick)
+fi
+status=0
+scripts/bench-netpipe.sh "${np_args[@]}" || status=1
+scripts/bench-fft.sh "${fft_args[@]}" || status=1
+
+# results/summary.md: the machine, then each study's own summary.
+{
+    echo "# Telemem main job: results"
+    echo
+    echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); commit: $(git describe --always --dirty 2>/dev/null || echo unknown)"
+    echo "- machine: $(nproc) CPUs ($(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)), $(free -g | awk '/^Mem:/{print $2}') GiB;" \
+         "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "- 2 local ranks; figures are from one run of this job on this machine: noisy on a shared VM, compare within the run only."
+    echo "- plots: netpipe/*.png (Fig. 4, 5, latency), fft/*.png (Fig. 8, 9, 10, cache misses)"
+    echo
+    for part in netpipe fft; do
+        if [ -f "$out/$part/summary.md" ]; then
+            sed 's/^#/##/' "$out/$part/summary.md"
+            echo
+        else
+            echo "## $part: no summary (the run failed; see $out/$part/)"
+            echo
+        fi
+    done
+} >"$out/summary.md"
+echo "main.sh: done in $(( $(date +%s) - t0 )) s; results in $out/ (summary: $out/summary.md)"
+exit $status
