@@ -629,7 +629,7 @@ int tlm_core_direct_strided(int rank, bool write, const tlm_pack_desc_t *d,
     for (int k = 2; k <= d->levels; k++)
         nsegs *= d->count[k];
     tlm_direct_seg_t segs[CHAIN_BATCH];
-    size_t batch = TLM_MIN((size_t)CHAIN_BATCH, p->d->max_segs);
+    size_t batch = TLM_MAX(TLM_MIN((size_t)CHAIN_BATCH, p->d->max_segs), 1);
     int n = 0, rc = TELEMEM_OK;
     for (size_t i = 0; i < nsegs && rc == TELEMEM_OK; i++) {
         size_t loff = 0, roff = 0;

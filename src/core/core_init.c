@@ -340,6 +340,14 @@ int telemem_finalize(void)
     int brc = telemem_barrier();
     if (rc == TELEMEM_OK)
         rc = brc;
+    /* The barrier's last messages may still be queued here (a full ring):
+     * hand them to the transport before it closes, or a peer still in the
+     * barrier waits for them and then finds this process gone. */
+    tlm_wait_t w;
+    tlm_core_wait_init(&w, -1);
+    while (brc == TELEMEM_OK && tlm_am.pending &&
+           tlm_core_wait_step(&w) == TELEMEM_OK)
+        ;
     tlm_core_thread_stop();
     teardown(); /* locking off; this call's guard still unlocks */
     return rc;
