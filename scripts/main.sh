@@ -41,7 +41,9 @@ ninja -C "$build"
 mkdir -p "$out"
 
 half=$((budget / 2))
-np_args=(--build "$build" --out "$out/netpipe" --budget "$half")
+# Telemem twice: the paper's polling path alone (am) and the hybrid
+# choice (auto: the same-node direct path above its threshold).
+np_args=(--build "$build" --out "$out/netpipe" --budget "$half" --path am,auto)
 fft_args=(--build "$build" --out "$out/fft" --budget "$half")
 if [ "$quick" = 1 ]; then
     np_args+=(--quick)
