@@ -160,10 +160,15 @@ size_t tlm_regcache_fini(tlm_regcache_t *c)
     size_t used = 0;
     if (!c)
         return 0;
-    while (c->head) {
-        if (c->head->refs)
+    /* Walk with a saved next, as flush does: re-reading c->head after
+     * drop() relies on head->prev == NULL, which the analyzer cannot see. */
+    tlm_regcache_entry_t *e = c->head;
+    while (e) {
+        tlm_regcache_entry_t *next = e->next;
+        if (e->refs)
             used++;
-        drop(c, c->head);
+        drop(c, e);
+        e = next;
     }
     return used;
 }

@@ -99,8 +99,8 @@ extern tlm_core_t tlm_core;
 
 #define TLM_OP_CHUNK 1024u
 /* Slot bits of an op's wire id (the rest is its generation), hence the
- * most ops in flight: slot 0 is never used.  core_rma.c's OP_ID_BITS must
- * be the same (the lead: make it use this one). */
+ * most ops in flight: slot 0 is never used (core_rma.c builds wire ids
+ * from it). */
 #define TLM_OP_ID_BITS 20u
 #define TLM_OP_MAX ((1u << TLM_OP_ID_BITS) - 1u)
 _Static_assert((TLM_OP_MAX + 1u) % TLM_OP_CHUNK == 0,

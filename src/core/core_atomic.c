@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "core/core_direct.h"
 
 enum { RMW_FADD = 0, RMW_SWAP = 1, RMW_CSWAP = 2 };
 
@@ -84,6 +85,13 @@ static int rmw(const char *what, int mode, int op, int rank, void *remote,
         if (old)
             memcpy(old, &o, w); /* little-endian: the low bytes */
         return TELEMEM_OK;
+    }
+    /* An async direct driver's writes to rank complete first (issue order
+     * across the two paths). */
+    if (tlm_core.peers[rank].direct_busy) {
+        rc = tlm_core_direct_settle(rank);
+        if (rc != TELEMEM_OK)
+            return rc;
     }
     uint32_t idx;
     rc = tlm_core_op_alloc(&idx);

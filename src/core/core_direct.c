@@ -137,6 +137,22 @@ int tlm_core_direct_check_config(const tlm_config_t *c)
     return TELEMEM_OK;
 }
 
+/* One decimal number after blanks, *s moved past it: 0, or -1 when there is
+ * none or it does not fit (strtoull, not sscanf, to see the errors). */
+static int profile_num(const char **s, unsigned long long *v)
+{
+    const char *p = *s + strspn(*s, " \t");
+    char *end;
+    if (*p < '0' || *p > '9')
+        return -1;
+    errno = 0;
+    *v = strtoull(p, &end, 10);
+    if (errno || end == p)
+        return -1;
+    *s = end;
+    return 0;
+}
+
 /* The calibration profile: lines "<driver> <threshold> <row threshold>",
  * '#' comments.  1 found, 0 not. */
 static int profile_lookup(const char *driver, size_t *thr, size_t *row)
@@ -147,14 +163,18 @@ static int profile_lookup(const char *driver, size_t *thr, size_t *row)
     FILE *f = fopen(path, "r");
     if (!f)
         return 0;
-    char line[256], name[64];
+    char line[256];
     unsigned long long t, r;
     int found = 0;
     while (!found && fgets(line, sizeof(line), f)) {
         if (line[0] == '#')
             continue;
-        if (sscanf(line, "%63s %llu %llu", name, &t, &r) == 3 &&
-            !strcmp(name, driver)) {
+        const char *s = line + strspn(line, " \t");
+        size_t n = strcspn(s, " \t\r\n");
+        if (n == 0 || n != strlen(driver) || strncmp(s, driver, n))
+            continue;
+        s += n;
+        if (profile_num(&s, &t) == 0 && profile_num(&s, &r) == 0) {
             *thr = (size_t)t;
             *row = (size_t)r;
             found = 1;
@@ -213,7 +233,7 @@ int tlm_core_direct_init(void)
     D.peers = calloc((size_t)tlm_core.nranks, sizeof(dpeer_t));
     if (!D.peers)
         return TELEMEM_ERR_NO_MEMORY;
-    size_t thr[4], row[4];
+    size_t thr[4] = {0}, row[4] = {0};
     for (int i = 0; i < tlm_am.ntps; i++) {
         tlm_transport_t *tp = tlm_am.tps[i];
         tlm_direct_t *d = tp->direct;

@@ -42,7 +42,10 @@ int telemem_malloc_all(size_t bytes, void **bases)
     if (!ok)
         tlm_error("malloc_all: cannot allocate %zu bytes", bytes);
     rc = telemem_allreduce(&ok, 1, TELEMEM_INT32, TELEMEM_MIN);
-    if (rc == TELEMEM_OK && !ok)
+    /* ok is already 0 here if b, all or mine failed; saying so explicitly
+     * lets the analyzer see that the reduction cannot turn it back to 1.
+     * Still after the allreduce: every rank must take part in it. */
+    if (rc == TELEMEM_OK && (!ok || !b || !all || !mine))
         rc = TELEMEM_ERR_NO_MEMORY;
     if (rc == TELEMEM_OK) {
         tlm_core_direct_record(db, mem, mine);

@@ -8,7 +8,7 @@
 
 /* Wire ids of ops carry 12 bits of generation so that a late reply for an
  * abandoned op never lands in a newer op that reuses its slot. */
-#define OP_ID_BITS 20u
+#define OP_ID_BITS TLM_OP_ID_BITS
 #define OP_ID_MASK ((1u << OP_ID_BITS) - 1)
 
 uint32_t tlm_core_wire_id(uint32_t idx)

@@ -228,7 +228,7 @@ static int get_strided(const char *what, int mode, int rank, void *local,
     op->len = d.total;
     op->unpack = TLM_UNPACK_STRIDED;
     op->src.d = d;
-    uint64_t msg[(sizeof(tlm_am_get_req_t) + TLM_PACK_WIRE_MAX) / 8];
+    uint64_t msg[(sizeof(tlm_am_get_req_t) + (size_t)TLM_PACK_WIRE_MAX) / 8];
     tlm_am_get_req_t *q = (tlm_am_get_req_t *)(void *)msg;
     *q = (tlm_am_get_req_t){{TLM_AM_GETS_REQ, 0, 0, tlm_core_wire_id(idx)},
                             (uintptr_t)remote, d.total};

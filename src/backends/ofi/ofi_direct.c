@@ -33,7 +33,7 @@
 #define OD_CHUNK 64            /* operations allocated at a time */
 /* Default TELEMEM_DIRECT_THRESHOLD for this driver: below it the AM path's
  * copies are cheaper than an RMA operation (bench/direct on loopback). */
-#define OD_THRESHOLD (64u * 1024u)
+#define OD_THRESHOLD ((size_t)64 * 1024)
 
 /* One provider operation.  fi_context first (FI_CONTEXT mode), then the
  * magic at the same offset as the transport's context tag. */

@@ -32,7 +32,7 @@
  * of ofi_rxm (FI_OFI_RXM_BUFFER_SIZE, 16 KiB by default): larger messages
  * go by rxm's segmentation or rendezvous protocols, which a later small
  * message can overtake (measured: tests/conformance/conf_order fails). */
-#define OFI_MSG (16u * 1024u)
+#define OFI_MSG ((size_t)16 * 1024)
 #define OFI_PREFIX 8u             /* source rank + sequence, before each msg */
 #define OFI_RX_COUNT 64
 #define OFI_TX_COUNT 256
@@ -492,7 +492,7 @@ static int ofi_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     OFI_TRY(fi_fabric(ot->info->fabric_attr, &ot->fabric, NULL), "fi_fabric");
     OFI_TRY(fi_domain(ot->fabric, ot->info, &ot->domain, NULL), "fi_domain");
     struct fi_cq_attr cqa = {.format = FI_CQ_FORMAT_MSG,
-                             .size = 2 * (OFI_RX_COUNT + OFI_TX_COUNT)};
+                             .size = (size_t)2 * (OFI_RX_COUNT + OFI_TX_COUNT)};
     OFI_TRY(fi_cq_open(ot->domain, &cqa, &ot->cq, NULL), "fi_cq_open");
     /* Entries are made at first contact: with a cap, that many. */
     struct fi_av_attr ava = {.type = FI_AV_TABLE,

@@ -24,7 +24,7 @@
 #include "util/util.h"
 
 #define SHM_MAGIC 0x544c4d53u /* "TLMS" */
-#define SHM_VERSION 2u
+#define SHM_VERSION 3u
 #define CELL_SIZE 64u
 #define CELL_INLINE 48u
 #define SLOT_INLINE UINT32_MAX
@@ -56,7 +56,8 @@ typedef struct shm_seg_hdr {
     uint64_t off_doorbell, off_active, off_rings, ring_stride, off_slot_state;
     uint64_t off_bufs;
     uint32_t has_thread; /* a progress thread sleeps on the doorbell */
-    uint32_t pad;
+    uint32_t departed;   /* set at close: a peer whose lock is free left
+                          * cleanly (finalize), it did not die */
 } shm_seg_hdr_t;
 
 /* Doorbell states (a futex word in its own cache line). */
@@ -413,13 +414,22 @@ static void reclaim_from_dead(shm_transport_t *st)
             local_dead(st, l);
 }
 
+/* A peer that finalized and closed its transport is gone, not dead: in
+ * the finalize barrier the ranks that leave first must not turn the others'
+ * last waits into TELEMEM_ERR_PEER_DEAD (everything they owe was sent
+ * before they left the barrier). */
 static int shm_peer_alive(tlm_transport_t *tp, int peer_rank)
 {
     shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
     int l = st->local_of_rank[peer_rank];
     if (l < 0 || l == st->my_local)
         return TELEMEM_OK;
-    return local_dead(st, l) ? TELEMEM_ERR_PEER_DEAD : TELEMEM_OK;
+    if (!local_dead(st, l))
+        return TELEMEM_OK;
+    return st->maps[l].hdr &&
+                   __atomic_load_n(&st->maps[l].hdr->departed, __ATOMIC_ACQUIRE)
+               ? TELEMEM_OK
+               : TELEMEM_ERR_PEER_DEAD;
 }
 
 /* ---- set-up and tear-down ---------------------------------------------- */
@@ -439,6 +449,11 @@ static void shm_close(tlm_transport_t *tp)
     shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
     if (st->super.direct)
         st->super.direct->ops->close(st->super.direct);
+    /* Before the lock goes (unmap_all closes the segment): left, not died. */
+    if (st->maps && st->my_local >= 0 && st->my_local < st->nlocal &&
+        st->maps[st->my_local].hdr)
+        __atomic_store_n(&st->maps[st->my_local].hdr->departed, 1u,
+                         __ATOMIC_RELEASE);
     unmap_all(st);
     if (st->name[0])
         shm_unlink(st->name); /* normally gone already after open */
@@ -581,12 +596,12 @@ static int shm_query(const tlm_transport_params_t *p, bool *reach)
 static int shm_check(const tlm_transport_params_t *p)
 {
     if (p->shm_ring < 2 || (p->shm_ring & (p->shm_ring - 1)) ||
-        p->shm_ring > (1l << 24)) {
+        p->shm_ring > (1L << 24)) {
         tlm_error("TELEMEM_SHM_RING=%ld must be a power of two in [2, 2^24]",
                   p->shm_ring);
         return TELEMEM_ERR_CONFIG;
     }
-    if (p->shm_buf_count < 1 || p->shm_buf_count > (1l << 20) ||
+    if (p->shm_buf_count < 1 || p->shm_buf_count > (1L << 20) ||
         p->shm_buf_size < TLM_TRANSPORT_MIN_MSG || p->shm_buf_size > (64u << 20) ||
         p->shm_buf_size % 64) {
         tlm_error("TELEMEM_SHM_BUF_COUNT=%ld / TELEMEM_SHM_BUF_SIZE=%zu out of "
@@ -624,6 +639,8 @@ static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
         if (p->same_node[r])
             st->local_of_rank[r] = st->nlocal++;
     st->my_local = st->local_of_rank[p->rank];
+    /* nlocal >= 1: open_transports sets same_node[rank] (own host id).
+     * NOLINTNEXTLINE(clang-analyzer-optin.portability.UnixAPI) */
     st->maps = calloc((size_t)st->nlocal, sizeof(*st->maps));
     st->peers = calloc((size_t)st->nlocal, sizeof(*st->peers));
     st->free_q = malloc(sizeof(uint32_t) * st->buf_count);

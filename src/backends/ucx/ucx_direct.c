@@ -20,7 +20,7 @@
 #include "util/util.h"
 
 /* Default TELEMEM_DIRECT_THRESHOLD for this driver (bench/direct). */
-#define UD_THRESHOLD (64u * 1024u)
+#define UD_THRESHOLD ((size_t)64 * 1024)
 #define UD_CLOSE_WAIT 2.0 /* seconds close waits for operations in flight */
 
 typedef struct ucx_direct ucx_direct_t;

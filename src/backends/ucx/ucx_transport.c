@@ -425,6 +425,8 @@ static int ucx_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     ut->deliver_arg = p->deliver_arg;
     ut->rank = p->rank;
     ut->size = p->size;
+    /* an array of ucp_ep_h handles: sizeof(*ut->eps) is meant
+     * NOLINTNEXTLINE(bugprone-sizeof-expression) */
     ut->eps = calloc((size_t)p->size, sizeof(*ut->eps));
     ut->addrs = calloc((size_t)p->size, sizeof(*ut->addrs));
     ut->addr_lens = calloc((size_t)p->size, sizeof(size_t));

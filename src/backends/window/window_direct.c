@@ -413,12 +413,19 @@ static bool cma_usable(void)
 {
     FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
     if (f) {
-        int scope = 0;
-        if (fscanf(f, "%d", &scope) != 1)
-            scope = 0;
+        /* A malformed value counts as 0, as a missing file does. */
+        char buf[32];
+        long scope = 0;
+        if (fgets(buf, sizeof(buf), f)) {
+            char *end;
+            errno = 0;
+            scope = strtol(buf, &end, 10);
+            if (errno || end == buf)
+                scope = 0;
+        }
         fclose(f);
         if (scope != 0) {
-            tlm_info("yama ptrace_scope is %d: registered ranges take the AM "
+            tlm_info("yama ptrace_scope is %ld: registered ranges take the AM "
                      "path (CMA needs 0)", scope);
             return false;
         }
