@@ -209,7 +209,8 @@ const char *nb_path(void)
         return "am";
     p += strlen("TELEMEM_DIRECT = ");
     snprintf(v, sizeof v, "%.*s", (int)strcspn(p, " \n"), p);
-    return v;
+    /* TELEMEM_DIRECT's never / always are the am / direct paths. */
+    return !strcmp(v, "never") ? "am" : !strcmp(v, "always") ? "direct" : v;
 #else
     return "rma";
 #endif

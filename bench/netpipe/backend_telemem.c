@@ -69,13 +69,7 @@ static int config_value(const char *name, char *out, size_t len)
 void nb_init(int *argc, char ***argv, const char *path)
 {
     /* Only telemem_initialize reads the environment (STYLE.md 6). */
-    /* --path speaks of paths (am, direct, auto); TELEMEM_DIRECT of the
-     * direct path's use (never, always, auto). */
-    const char *mode = !path                     ? NULL
-                       : !strcmp(path, "am")     ? "never"
-                       : !strcmp(path, "direct") ? "always"
-                                                 : path;
-    if (mode && setenv("TELEMEM_DIRECT", mode, 1) != 0) {
+    if (path && setenv("TELEMEM_DIRECT", path, 1) != 0) {
         perror("telemem-netpipe: setenv(TELEMEM_DIRECT)");
         exit(1);
     }

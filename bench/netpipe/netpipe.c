@@ -249,9 +249,10 @@ static void usage(FILE *f)
 "                       modules) or a flag sent as a second put (after a\n"
 "                       fence where puts may land out of order); default:\n"
 "                       %s\n"
-"  --path am|direct|auto  Telemem builds: set TELEMEM_DIRECT to this before\n"
-"                       the library starts (default: leave it alone); the\n"
-"                       CSV's path column shows the value in effect\n"
+"  --path am|direct|auto  Telemem builds: the path for puts: am sets\n"
+"                       TELEMEM_DIRECT=never, direct =always, auto =auto\n"
+"                       before the library starts (default: leave it\n"
+"                       alone); the CSV's path column shows the path in effect\n"
 "  --poll yes|no        call the library's progress call (telemem_poll,\n"
 "                       ARMCIX_Progress) while waiting for a message\n"
 "                       (default: %s)\n"
@@ -492,8 +493,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
             else if (!nb_info()->has_path)
                 bad(o, "--path applies to the Telemem builds only "
                     "(telemem-netpipe, armci-netpipe)");
-            else
-                o->path = optarg;
+            else /* the path, as TELEMEM_DIRECT says it */
+                o->path = !strcmp(optarg, "am")       ? "never"
+                          : !strcmp(optarg, "direct") ? "always"
+                                                      : "auto";
             break;
         case O_POLL:
             if (!strcmp(optarg, "yes") || !strcmp(optarg, "y") ||

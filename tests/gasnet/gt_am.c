@@ -169,7 +169,7 @@ static void on_msg(int kind, int m, gasnet_token_t t, void *buf, size_t n,
         replies++;
         return;
     }
-    gasnet_handlerarg_t v[16];
+    gasnet_handlerarg_t v[16] = {0};
     void *dst = kind == K_REQ_LONG ? reply_slot(src, gt_me) : NULL;
     fill_args(v, kind + 1, gt_me, m, n, buf);
     int rc = send_msg(kind + 1, 0, t, m, buf, n, dst, 0, v);
@@ -293,7 +293,7 @@ int main(int argc, char **argv)
     GT_SAFE(gasnet_getSegmentInfo(seg, gt_n));
     uint8_t *buf = malloc(MAXLONG + 64);
     GT_ASSERT(buf, "malloc");
-    gasnet_handlerarg_t v[16];
+    gasnet_handlerarg_t v[16] = {0};
     int sent = 0;
 
     for (int k = 0; k < gt_n; k++) {
