@@ -40,21 +40,24 @@ fi
 ninja -C "$build"
 mkdir -p "$out"
 
-# netpipe gets two thirds: 12 runs (4 builds, 2 paths, touched or not)
-# that must each reach 8 MB; the FFT's rounds are shorter.
-np_budget=$((budget * 2 / 3)) fft_budget=$((budget - budget * 2 / 3))
+# netpipe gets 55%: 12 runs (4 builds, 2 paths, touched or not) that must
+# each reach 8 MB; the FFT runs twice (polling path, then auto) in the rest.
+np_budget=$((budget * 55 / 100)) fft_budget=$(( (budget - budget * 55 / 100) / 2 ))
 # Telemem twice: the paper's polling path alone (am) and the hybrid
 # choice (auto: the same-node direct path above its threshold).
 np_args=(--build "$build" --out "$out/netpipe" --budget "$np_budget" --rounds 1
          --path am,auto)
-fft_args=(--build "$build" --out "$out/fft" --budget "$fft_budget")
+fft_args=(--build "$build" --budget "$fft_budget")
 if [ "$quick" = 1 ]; then
     np_args+=(--quick)
     fft_args+=(--quick)
 fi
 status=0
 scripts/bench-netpipe.sh "${np_args[@]}" || status=1
-scripts/bench-fft.sh "${fft_args[@]}" || status=1
+# The paper's comparison: Telemem's all-to-all on the polling (AM) path...
+TELEMEM_DIRECT=never scripts/bench-fft.sh "${fft_args[@]}" --out "$out/fft" || status=1
+# ...and with the hybrid choice (blocks >= the threshold go direct).
+TELEMEM_DIRECT=auto scripts/bench-fft.sh "${fft_args[@]}" --out "$out/fft-auto" || status=1
 
 # results/summary.md: the machine, then each study's own summary.
 {
@@ -64,10 +67,12 @@ scripts/bench-fft.sh "${fft_args[@]}" || status=1
     echo "- machine: $(nproc) CPUs ($(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)), $(free -g | awk '/^Mem:/{print $2}') GiB;" \
          "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "- 2 local ranks; figures are from one run of this job on this machine: noisy on a shared VM, compare within the run only."
-    echo "- plots: netpipe/*.png (Fig. 4, 5, latency), fft/*.png (Fig. 8, 9, 10, cache misses)"
+    echo "- plots: netpipe/*.png (Fig. 4, 5, latency), fft/*.png (Fig. 8, 9, 10, cache misses; Telemem and libarmci on the polling path, TELEMEM_DIRECT=never), fft-auto/*.png (the same with TELEMEM_DIRECT=auto)"
     echo
-    for part in netpipe fft; do
+    for part in netpipe fft fft-auto; do
         if [ -f "$out/$part/summary.md" ]; then
+            [ "$part" = fft ] && echo "## FFT, Telemem on the polling path (TELEMEM_DIRECT=never)"
+            [ "$part" = fft-auto ] && echo "## FFT, Telemem with the direct path (TELEMEM_DIRECT=auto)"
             sed 's/^#/##/' "$out/$part/summary.md"
             echo
         else
