@@ -599,6 +599,17 @@ static int run_chain(int rank, bool write, const tlm_direct_seg_t *segs,
     }
     if (!e || !e->rk)
         return TLM_DIRECT_DECLINED;
+    /* Network drivers do not order their operations among themselves (a
+     * read may pass an earlier write to the same bytes): complete the
+     * earlier ones first.  This keeps one batch in flight per peer. */
+    if (!d->sync && tlm_core.peers[rank].direct_busy) {
+        rc = tlm_core_direct_settle(rank);
+        if (rc != TELEMEM_OK)
+            return rc;
+        e = cache_find(p, lo, ext); /* handlers ran: withdrawn? */
+        if (!e || !e->rk)
+            return TLM_DIRECT_DECLINED;
+    }
     /* From here no poll runs before the driver has the chain: the key
      * cannot be withdrawn under us. */
     tlm_wait_t w;

@@ -239,13 +239,17 @@ static void op_finish(ofi_direct_t *od, od_op_t *op, int err)
         if (op->local[i])
             tlm_regcache_put(&od->cache, op->local[i]);
     if (err && !od->err[op->peer]) {
-        tlm_error("%s of %zu bytes at rank %d failed: %s",
+        /* A connection torn down under the operation (the peer died, or
+         * the provider dropped it): the peer is gone for this job. */
+        bool gone = err == FI_ECONNREFUSED || err == FI_ENOTCONN ||
+                    err == FI_ECONNRESET || err == FI_ECANCELED;
+        tlm_error("%s of %zu bytes at rank %d failed: %s%s",
                   op->write ? "fi_writemsg" : "fi_readmsg",
-                  op->iov[0].iov_len, op->peer, fi_strerror(err));
-        od->err[op->peer] = err == FI_ECONNREFUSED || err == FI_ENOTCONN ||
-                                    err == FI_ECONNRESET
-                                ? TELEMEM_ERR_PEER_DEAD
-                                : TELEMEM_ERR_TRANSPORT;
+                  op->iov[0].iov_len, op->peer, fi_strerror(err),
+                  gone ? " (the peer is dead or its connection was lost)"
+                       : "");
+        od->err[op->peer] = gone ? TELEMEM_ERR_PEER_DEAD
+                                 : TELEMEM_ERR_TRANSPORT;
     }
     od->inflight[op->peer]--;
     od->total--;
