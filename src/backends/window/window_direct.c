@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -91,6 +92,17 @@ static int win_alloc(tlm_direct_t *d, size_t len, void **base,
     if (len > SIZE_MAX / 4)
         return TELEMEM_ERR_UNSUPPORTED; /* core's allocation reports it */
     size_t map_len = WIN_HDR + TLM_ALIGN_UP(len ? len : 1, pg);
+    /* A shared block is sparse until touched: one larger than the free
+     * space of /dev/shm (tmpfs, half of RAM by default) would be granted
+     * and then kill whoever touches its end (SIGBUS).  Such a block is
+     * private memory instead, checked by the kernel's overcommit rules. */
+    struct statvfs vfs;
+    if (statvfs("/dev/shm", &vfs) == 0 && vfs.f_frsize &&
+        map_len / vfs.f_frsize >= (size_t)vfs.f_bavail) {
+        tlm_info("a block of %zu bytes exceeds the free space of /dev/shm; "
+                 "it takes the AM path", len);
+        return TELEMEM_ERR_UNSUPPORTED;
+    }
     win_mr_t *mr = calloc(1, sizeof(*mr));
     if (!mr)
         return TELEMEM_ERR_NO_MEMORY;
