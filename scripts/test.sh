@@ -27,8 +27,9 @@ run_suite() {   # $1 build dir, rest: meson setup options
     else
         meson configure "$dir" "$@" >/dev/null
     fi
-    ninja -C "$dir"
     local rc=0
+    # A target that does not build is a failure even if the suites run.
+    ninja -C "$dir" || rc=1
     meson test -C "$dir" --print-errorlogs --num-processes 2 \
         ${test_args[@]+"${test_args[@]}"} || rc=$?
     # Tally from meson's machine-readable log.
