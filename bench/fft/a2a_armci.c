@@ -20,11 +20,8 @@
 
 #include "fft.h"
 
-#define MAX_ARRAYS 8
-static struct {
-    void *local;
-    void **bases;
-} g_arr[MAX_ARRAYS];
+/* The arrays of alloc and every rank's address of them. */
+static fft_sym_t g_arr[FFT_SYM_MAX];
 static int g_me, g_np;
 
 static int a2a_init(int *argc, char ***argv)
@@ -82,47 +79,28 @@ static const char *a2a_describe(void)
 
 static int a2a_alloc(size_t bytes, void **local_p)
 {
-    int slot = 0;
-    while (slot < MAX_ARRAYS && g_arr[slot].local)
-        slot++;
-    if (slot == MAX_ARRAYS) {
-        fprintf(stderr, "fft: more than %d ARMCI arrays\n", MAX_ARRAYS);
+    fft_sym_t *e = fft_sym_new(g_arr, g_np, "ARMCI");
+    if (!e)
         return 1;
-    }
-    void **bases = calloc((size_t)g_np, sizeof *bases);
-    if (!bases) {
-        fprintf(stderr, "fft: out of memory\n");
-        return 1;
-    }
+    void **bases = e->bases;
     int rc = ARMCI_Malloc(bases, (armci_size_t)bytes);
     if (rc != 0 || !bases[g_me]) {
         fprintf(stderr, "fft: rank %d: ARMCI_Malloc(%zu): status %d\n", g_me,
                 bytes, rc);
-        free(bases);
+        fft_sym_drop(e);
         return 1;
     }
-    g_arr[slot].local = bases[g_me];
-    g_arr[slot].bases = bases;
+    e->local = bases[g_me];
     *local_p = bases[g_me];
     return 0;
-}
-
-static int find(const void *local)
-{
-    for (int i = 0; i < MAX_ARRAYS; i++)
-        if (g_arr[i].local == local)
-            return i;
-    return -1;
 }
 
 /* The paper's Fig. 7, with ARMCI. */
 static int a2a_alltoall(const void *snd, void *rcv, size_t blk)
 {
-    int a = find(rcv);
-    if (a < 0) {
-        fprintf(stderr, "fft: alltoall into memory not from alloc\n");
+    const fft_sym_t *a = fft_sym_find(g_arr, rcv, "alltoall into");
+    if (!a)
         return 1;
-    }
     if (blk > INT_MAX) {
         fprintf(stderr, "fft: ARMCI_Put of %zu bytes is too large\n", blk);
         return 1;
@@ -134,7 +112,7 @@ static int a2a_alltoall(const void *snd, void *rcv, size_t blk)
                    blk);
             continue;
         }
-        char *to = (char *)g_arr[a].bases[n] + blk * (size_t)g_me;
+        char *to = (char *)a->bases[n] + blk * (size_t)g_me;
         int rc = ARMCI_Put(from + blk * (size_t)n, to, (int)blk, n);
         if (rc != 0) {
             fprintf(stderr, "fft: rank %d: ARMCI_Put to %d: status %d\n", g_me,
@@ -149,15 +127,11 @@ static int a2a_alltoall(const void *snd, void *rcv, size_t blk)
 
 static int a2a_free(void *local)
 {
-    int a = find(local);
-    if (a < 0) {
-        fprintf(stderr, "fft: free of memory not from alloc\n");
+    fft_sym_t *a = fft_sym_find(g_arr, local, "free of");
+    if (!a)
         return 1;
-    }
     int rc = ARMCI_Free(local);
-    free(g_arr[a].bases);
-    g_arr[a].local = NULL;
-    g_arr[a].bases = NULL;
+    fft_sym_drop(a);
     if (rc != 0) {
         fprintf(stderr, "fft: rank %d: ARMCI_Free: status %d\n", g_me, rc);
         return 1;

@@ -14,11 +14,7 @@
 #include "fft.h"
 
 /* The arrays of alloc and every rank's address of them. */
-#define MAX_ARRAYS 8
-static struct {
-    void *local;
-    void **bases;
-} g_arr[MAX_ARRAYS];
+static fft_sym_t g_arr[FFT_SYM_MAX];
 static int g_me, g_np;
 
 static int tfail(const char *what, int rc)
@@ -65,45 +61,26 @@ static const char *a2a_describe(void)
 
 static int a2a_alloc(size_t bytes, void **local_p)
 {
-    int slot = 0;
-    while (slot < MAX_ARRAYS && g_arr[slot].local)
-        slot++;
-    if (slot == MAX_ARRAYS) {
-        fprintf(stderr, "fft: more than %d Telemem arrays\n", MAX_ARRAYS);
+    fft_sym_t *e = fft_sym_new(g_arr, g_np, "Telemem");
+    if (!e)
         return 1;
-    }
-    void **bases = calloc((size_t)g_np, sizeof *bases);
-    if (!bases) {
-        fprintf(stderr, "fft: out of memory\n");
-        return 1;
-    }
+    void **bases = e->bases;
     int rc = telemem_malloc_all(bytes, bases);
     if (rc != TELEMEM_OK) {
-        free(bases);
+        fft_sym_drop(e);
         return tfail("telemem_malloc_all", rc);
     }
-    g_arr[slot].local = bases[g_me];
-    g_arr[slot].bases = bases;
+    e->local = bases[g_me];
     *local_p = bases[g_me];
     return 0;
-}
-
-static int find(const void *local)
-{
-    for (int i = 0; i < MAX_ARRAYS; i++)
-        if (g_arr[i].local == local)
-            return i;
-    return -1;
 }
 
 /* The paper's Fig. 7, with Telemem. */
 static int a2a_alltoall(const void *snd, void *rcv, size_t blk)
 {
-    int a = find(rcv);
-    if (a < 0) {
-        fprintf(stderr, "fft: alltoall into memory not from alloc\n");
+    const fft_sym_t *a = fft_sym_find(g_arr, rcv, "alltoall into");
+    if (!a)
         return 1;
-    }
     const char *from = snd;
     for (int n = 0; n < g_np; n++) {
         if (n == g_me) {
@@ -111,7 +88,7 @@ static int a2a_alltoall(const void *snd, void *rcv, size_t blk)
                    blk);
             continue;
         }
-        char *to = (char *)g_arr[a].bases[n] + blk * (size_t)g_me;
+        char *to = (char *)a->bases[n] + blk * (size_t)g_me;
         int rc = telemem_put(n, to, from + blk * (size_t)n, blk);
         if (rc != TELEMEM_OK)
             return tfail("telemem_put", rc);
@@ -127,15 +104,11 @@ static int a2a_alltoall(const void *snd, void *rcv, size_t blk)
 
 static int a2a_free(void *local)
 {
-    int a = find(local);
-    if (a < 0) {
-        fprintf(stderr, "fft: free of memory not from alloc\n");
+    fft_sym_t *a = fft_sym_find(g_arr, local, "free of");
+    if (!a)
         return 1;
-    }
     int rc = telemem_free_all(local);
-    free(g_arr[a].bases);
-    g_arr[a].local = NULL;
-    g_arr[a].bases = NULL;
+    fft_sym_drop(a);
     return rc == TELEMEM_OK ? 0 : tfail("telemem_free_all", rc);
 }
 

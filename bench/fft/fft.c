@@ -816,3 +816,39 @@ int main(int argc, char **argv)
                                  "above)\n");
     return failed ? 1 : 0;
 }
+
+/* ---- symmetric arrays of the put-based all-to-alls ------------------------ */
+
+fft_sym_t *fft_sym_new(fft_sym_t *tab, int np, const char *lib)
+{
+    int slot = 0;
+    while (slot < FFT_SYM_MAX && tab[slot].bases)
+        slot++;
+    if (slot == FFT_SYM_MAX) {
+        fprintf(stderr, "fft: more than %d %s arrays\n", FFT_SYM_MAX, lib);
+        return NULL;
+    }
+    tab[slot].local = NULL;
+    tab[slot].bases = calloc((size_t)np, sizeof *tab[slot].bases);
+    if (!tab[slot].bases) {
+        fprintf(stderr, "fft: out of memory\n");
+        return NULL;
+    }
+    return &tab[slot];
+}
+
+fft_sym_t *fft_sym_find(fft_sym_t *tab, const void *local, const char *what)
+{
+    for (int i = 0; i < FFT_SYM_MAX; i++)
+        if (tab[i].bases && tab[i].local == local)
+            return &tab[i];
+    fprintf(stderr, "fft: %s memory not from alloc\n", what);
+    return NULL;
+}
+
+void fft_sym_drop(fft_sym_t *e)
+{
+    free(e->bases);
+    e->bases = NULL;
+    e->local = NULL;
+}

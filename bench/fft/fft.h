@@ -47,6 +47,25 @@ extern const fft_a2a_t fft_a2a_telemem;
 #endif
 extern const fft_a2a_t fft_a2a_armci;
 
+/* ---- symmetric arrays of the put-based all-to-alls (fft.c) ------------- */
+
+/** An array from a library's collective allocation: this rank's address
+ *  and every rank's base, found again by the local address. */
+#define FFT_SYM_MAX 8
+typedef struct fft_sym {
+    void *local;
+    void **bases;
+} fft_sym_t;
+
+/** A free entry of tab[FFT_SYM_MAX] with a zeroed bases array of np
+ *  pointers to fill; NULL (said on stderr, naming lib) when full or out of
+ *  memory.  Set ->local once the allocation succeeded, else free ->bases. */
+fft_sym_t *fft_sym_new(fft_sym_t *tab, int np, const char *lib);
+/** The entry of local, or NULL ("fft: <what> memory not from alloc"). */
+fft_sym_t *fft_sym_find(fft_sym_t *tab, const void *local, const char *what);
+/** Forget e and free its bases array. */
+void fft_sym_drop(fft_sym_t *e);
+
 /* ---- PAPI (fft_papi.c) ------------------------------------------------ */
 
 /** Counter slots, in CSV column order. */
