@@ -288,10 +288,20 @@ static void seg_chain(win_rkey_t *rk, const tlm_direct_seg_t *segs, int nsegs,
         char *loc = (char *)s->local;
         char *rem = rk->map + (s->remote - rk->rbase);
         for (size_t b = 0; b < s->count; b++) {
-            if (write)
-                win_copy(rem, loc, s->block);
-            else
+            bool last = i == nsegs - 1 && b == s->count - 1;
+            if (!write) {
                 win_copy(loc, rem, s->block);
+            } else if (last && s->block > 8) {
+                /* telemem.h promises a put whose last bytes show their new
+                 * value is there whole (targets poll the last word), and
+                 * memcpy does not store in address order: the last 8 bytes
+                 * go after the rest. */
+                win_copy(rem, loc, s->block - 8);
+                atomic_thread_fence(memory_order_release);
+                win_copy(rem + s->block - 8, loc + s->block - 8, 8);
+            } else {
+                win_copy(rem, loc, s->block);
+            }
             loc += s->local_stride;
             rem += s->remote_stride;
         }
