@@ -49,6 +49,9 @@ typedef struct tlm_direct_seg {
     ptrdiff_t remote_stride;
 } tlm_direct_seg_t;
 
+/* Operations of tlm_direct_ops_t.atomic (the wire values of TLM_AM_RMW). */
+enum { TLM_DIRECT_FADD = 0, TLM_DIRECT_SWAP = 1, TLM_DIRECT_CSWAP = 2 };
+
 typedef struct tlm_direct_ops {
     /* Optional (NULL: core allocates with posix_memalign and exposes):
      * allocate len bytes that peers of this driver can reach, for a block
@@ -79,6 +82,17 @@ typedef struct tlm_direct_ops {
                  const tlm_direct_seg_t *segs, int nsegs);
     int (*read)(tlm_direct_t *d, int peer, tlm_direct_rkey_t *rk,
                 const tlm_direct_seg_t *segs, int nsegs);
+    /* Optional (NULL: none): one atomic read-modify-write of the naturally
+     * aligned width-byte (4 or 8) integer at remote under rk, atomic with
+     * respect to every other atomic on it by any process and to
+     * accumulates applied with TLM_ACC_ATOMIC: op TLM_DIRECT_FADD adds
+     * operand, TLM_DIRECT_SWAP stores it, TLM_DIRECT_CSWAP stores it when
+     * the old value equals compare.  Writes the old value to *old and
+     * completes (remotely) before returning.  TELEMEM_ERR_UNSUPPORTED when
+     * rk's memory cannot take it (core then uses the AM path). */
+    int (*atomic)(tlm_direct_t *d, int peer, tlm_direct_rkey_t *rk,
+                  uintptr_t remote, int op, unsigned width, uint64_t operand,
+                  uint64_t compare, uint64_t *old);
     /* Remote completion of every write and read to peer (-1: to every
      * peer) started so far: TELEMEM_OK when complete, TELEMEM_ERR_AGAIN
      * while not (core polls and asks again), or an error.  NULL when d->sync. */

@@ -262,6 +262,12 @@ int tlm_core_direct_init(void)
         thr[i] = TLM_MAX(thr[i], 1);
         describe(tp, thr[i], row[i], src);
     }
+    /* Local peers may apply hardware atomics to our memory: apply ours,
+     * and integer accumulates, with atomic instructions too. */
+    tlm_core.acc_flags = 0;
+    for (int s = 0; s < NSLOTS; s++)
+        if (D.mode != MODE_NEVER && D.slot_d[s] && D.slot_d[s]->ops->atomic)
+            tlm_core.acc_flags = TLM_ACC_ATOMIC;
     for (int r = 0; r < tlm_core.nranks; r++) {
         tlm_core.peers[r].direct_min = SIZE_MAX;
         tlm_transport_t *tp = tlm_am.peers[r].tp;
@@ -634,6 +640,26 @@ static int run_chain(int rank, bool write, const tlm_direct_seg_t *segs,
             rc = tlm_core_direct_settle(rank);
     }
     return rc;
+}
+
+int tlm_core_direct_atomic(int rank, int op, unsigned width, uintptr_t addr,
+                           uint64_t operand, uint64_t compare, uint64_t *old)
+{
+    dpeer_t *p = &D.peers[rank];
+    if (D.mode == MODE_NEVER || !p->d || !p->d->ops->atomic)
+        return TLM_DIRECT_DECLINED;
+    rkey_ent_t *e = cache_find(p, addr, width);
+    if (!e || !e->rk)
+        return TLM_DIRECT_DECLINED;
+    int rc = order_after_am(rank);
+    if (rc != TELEMEM_OK)
+        return rc;
+    e = cache_find(p, addr, width); /* handlers ran: withdrawn? */
+    if (!e || !e->rk)
+        return TLM_DIRECT_DECLINED;
+    rc = p->d->ops->atomic(p->d, rank, e->rk, addr, op, width, operand,
+                           compare, old);
+    return rc == TELEMEM_ERR_UNSUPPORTED ? TLM_DIRECT_DECLINED : rc;
 }
 
 int tlm_core_direct_rma(int rank, bool write, void *remote, void *local,

@@ -404,6 +404,47 @@ static int win_read(tlm_direct_t *d, int peer, tlm_direct_rkey_t *r,
     return cma_chain(rk, segs, nsegs, false);
 }
 
+/* Hardware atomics on the shared mapping: every local rank maps the same
+ * pages, so a lock-prefixed instruction here is atomic against the
+ * target's own (core applies atomics and integer accumulates with atomic
+ * instructions while this driver is open: TLM_ACC_ATOMIC).  CMA keys
+ * cannot do it (process_vm_* copies bytes). */
+static int win_atomic(tlm_direct_t *d, int peer, tlm_direct_rkey_t *r,
+                      uintptr_t remote, int op, unsigned width,
+                      uint64_t operand, uint64_t compare, uint64_t *old)
+{
+    (void)d;
+    (void)peer;
+    win_rkey_t *rk = (win_rkey_t *)(void *)r;
+    if (rk->kind != KEY_SEG || (width != 4 && width != 8) || remote % width)
+        return TELEMEM_ERR_UNSUPPORTED;
+    void *p = rk->map + (remote - rk->rbase);
+    if (width == 4) {
+        uint32_t *q = p, v = (uint32_t)operand, c = (uint32_t)compare;
+        if (op == TLM_DIRECT_FADD)
+            *old = __atomic_fetch_add(q, v, __ATOMIC_SEQ_CST);
+        else if (op == TLM_DIRECT_SWAP)
+            *old = __atomic_exchange_n(q, v, __ATOMIC_SEQ_CST);
+        else {
+            __atomic_compare_exchange_n(q, &c, v, false, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_SEQ_CST);
+            *old = c; /* the value seen, equal to compare on success */
+        }
+        return TELEMEM_OK;
+    }
+    uint64_t *q = p, c = compare;
+    if (op == TLM_DIRECT_FADD)
+        *old = __atomic_fetch_add(q, operand, __ATOMIC_SEQ_CST);
+    else if (op == TLM_DIRECT_SWAP)
+        *old = __atomic_exchange_n(q, operand, __ATOMIC_SEQ_CST);
+    else {
+        __atomic_compare_exchange_n(q, &c, operand, false, __ATOMIC_SEQ_CST,
+                                    __ATOMIC_SEQ_CST);
+        *old = c;
+    }
+    return TELEMEM_OK;
+}
+
 static void win_close(tlm_direct_t *d)
 {
     window_t *w = win_of(d);
@@ -420,6 +461,7 @@ static const tlm_direct_ops_t win_ops = {
     .release = win_release,
     .write = win_write,
     .read = win_read,
+    .atomic = win_atomic,
     .flush = NULL, /* sync */
     .progress = NULL,
     .close = win_close,
