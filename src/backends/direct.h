@@ -109,6 +109,8 @@ struct tlm_direct {
     const char *name;       /* "window", "ofi-rma", "ucx-rma" */
     bool sync;              /* write/read complete (remotely) on return */
     size_t threshold;       /* default TELEMEM_DIRECT_THRESHOLD, bytes */
+    size_t row_threshold;   /* default TELEMEM_DIRECT_ROW_THRESHOLD (0:
+                             * max(threshold / 16, 256)) */
     size_t max_segs;        /* longest chain one write/read takes */
 };
 

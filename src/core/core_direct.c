@@ -243,7 +243,8 @@ int tlm_core_direct_init(void)
             D.slot_d[slot_of(tp)] = d;
         const char *src = "driver default";
         thr[i] = d->threshold;
-        row[i] = TLM_MAX(d->threshold / 16, 256);
+        row[i] = d->row_threshold ? d->row_threshold
+                                  : TLM_MAX(d->threshold / 16, 256);
         size_t pt, pr;
         if (profile_lookup(d->name, &pt, &pr)) {
             thr[i] = pt;
