@@ -72,6 +72,11 @@ typedef struct tlm_direct_ops {
     int (*import)(tlm_direct_t *d, int peer, uintptr_t rbase, size_t rlen,
                   const void *key, size_t key_len, tlm_direct_rkey_t **rk);
     void (*release)(tlm_direct_t *d, tlm_direct_rkey_t *rk);
+    /* Optional (NULL: 0): the fewest bytes a transfer under rk should
+     * have for this driver to beat the AM path, whatever the thresholds
+     * (window: 0 for shared blocks, a few KiB for ranges reached with a
+     * system call). */
+    size_t (*key_min)(tlm_direct_t *d, const tlm_direct_rkey_t *rk);
     /* Start a transfer of the chain segs[0..nsegs) to (write) or from
      * (read) peer's memory under rk.  Local buffers may be reused / read
      * once flush(peer) has returned TELEMEM_OK (a driver that completes

@@ -24,6 +24,7 @@ enum { SLOT_LOCAL = 0, SLOT_NET = 1, NSLOTS = 2 };
 typedef struct rkey_ent {
     uintptr_t base, end;
     tlm_direct_rkey_t *rk;
+    size_t min; /* fewest bytes worth the direct path (driver's key_min) */
 } rkey_ent_t;
 
 typedef struct dpeer {
@@ -316,7 +317,8 @@ static int cache_add(dpeer_t *p, uintptr_t base, size_t len,
         p->keys = k;
         p->cap = cap;
     }
-    p->keys[p->nkeys++] = (rkey_ent_t){base, base + len, rk};
+    size_t min = rk && p->d->ops->key_min ? p->d->ops->key_min(p->d, rk) : 0;
+    p->keys[p->nkeys++] = (rkey_ent_t){base, base + len, rk, min};
     return TELEMEM_OK;
 }
 
@@ -585,25 +587,28 @@ void tlm_core_direct_region_free(tlm_region_t *r)
 
 /* ---- initiator: transfers ------------------------------------------------ */
 
-/* Run chain segs[0..n) under the key covering [lo, lo+ext) of rank. */
+/* Run chain segs[0..n) (part of a transfer of total bytes) under the key
+ * covering [lo, lo+ext) of rank. */
 static int run_chain(int rank, bool write, const tlm_direct_seg_t *segs,
-                     int n, uintptr_t lo, size_t ext, int mode)
+                     int n, uintptr_t lo, size_t ext, size_t total, int mode)
 {
     dpeer_t *p = &D.peers[rank];
     tlm_direct_t *d = p->d;
-    int rc = order_after_am(rank);
-    if (rc != TELEMEM_OK)
-        return rc;
+    int rc;
     rkey_ent_t *e = cache_find(p, lo, ext);
     if (!e) {
         rc = fetch_key(rank, lo, ext);
         if (rc != TELEMEM_OK)
             return rc;
-        rc = order_after_am(rank); /* handlers may have run: again */
-        if (rc != TELEMEM_OK)
-            return rc;
         e = cache_find(p, lo, ext);
     }
+    /* Decided before ordering: a declined transfer costs no flush. */
+    if (!e || !e->rk || total < e->min)
+        return TLM_DIRECT_DECLINED;
+    rc = order_after_am(rank);
+    if (rc != TELEMEM_OK)
+        return rc;
+    e = cache_find(p, lo, ext); /* handlers may have run: withdrawn? */
     if (!e || !e->rk)
         return TLM_DIRECT_DECLINED;
     /* Network drivers do not order their operations among themselves (a
@@ -669,7 +674,7 @@ int tlm_core_direct_rma(int rank, bool write, void *remote, void *local,
     if (!D.peers[rank].d)
         return TLM_DIRECT_DECLINED;
     tlm_direct_seg_t s = {(uintptr_t)local, (uintptr_t)remote, n, 1, 0, 0};
-    return run_chain(rank, write, &s, 1, (uintptr_t)remote, n, mode);
+    return run_chain(rank, write, &s, 1, (uintptr_t)remote, n, n, mode);
 }
 
 int tlm_core_direct_strided(int rank, bool write, const tlm_pack_desc_t *d,
@@ -706,7 +711,7 @@ int tlm_core_direct_strided(int rank, bool write, const tlm_pack_desc_t *d,
         }
         if ((size_t)n == batch || i + 1 == nsegs) {
             rc = run_chain(rank, write, segs, n, (uintptr_t)remote, ext,
-                           mode);
+                           d->total, mode);
             /* Declined after a part went direct cannot happen: the key
              * covers the whole extent and is checked before the first. */
             n = 0;

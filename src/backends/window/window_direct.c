@@ -265,6 +265,17 @@ static void win_release(tlm_direct_t *d, tlm_direct_rkey_t *r)
     free(rk);
 }
 
+/* A process_vm_* call costs a system call and page lookups: below this
+ * the AM path is faster (the old driver default, docs/direct.md). */
+#define WIN_CMA_MIN 4096u
+
+static size_t win_key_min(tlm_direct_t *d, const tlm_direct_rkey_t *r)
+{
+    (void)d;
+    const win_rkey_t *rk = (const win_rkey_t *)(const void *)r;
+    return rk->kind == KEY_CMA ? WIN_CMA_MIN : 0;
+}
+
 /* ---- transfers ---------------------------------------------------------- */
 
 /* count blocks of n bytes, block i from src + i * ss to dst + i * ds.  A
@@ -303,22 +314,24 @@ static void seg_chain(win_rkey_t *rk, const tlm_direct_seg_t *segs, int nsegs,
                      s->count);
             continue;
         }
-        if (i < nsegs - 1 || s->block <= 8 || s->count == 0) {
+        if (i < nsegs - 1 || s->count == 0 || s->block == 1 ||
+            s->block == 2 || s->block == 4 || s->block == 8) {
             win_rows(rem, s->remote_stride, loc, s->local_stride, s->block,
                      s->count);
             continue;
         }
         /* telemem.h promises a put whose last bytes show their new value
          * is there whole (targets poll the last word), and memcpy does not
-         * store in address order: the last 8 bytes of the last block go
+         * store in address order: the last 8 bytes of the last block (its
+         * last byte when shorter; 1, 2, 4 and 8 bytes are one store) go
          * after the rest. */
-        size_t k = s->count - 1;
+        size_t k = s->count - 1, tail = s->block > 8 ? 8 : 1;
         win_rows(rem, s->remote_stride, loc, s->local_stride, s->block, k);
         loc += (ptrdiff_t)k * s->local_stride;
         rem += (ptrdiff_t)k * s->remote_stride;
-        memcpy(rem, loc, s->block - 8);
+        memcpy(rem, loc, s->block - tail);
         atomic_thread_fence(memory_order_release);
-        memcpy(rem + s->block - 8, loc + s->block - 8, 8);
+        memcpy(rem + s->block - tail, loc + s->block - tail, tail);
     }
     /* Later messages of this rank (flags, AM requests) must not become
      * visible before the data. */
@@ -473,6 +486,7 @@ static const tlm_direct_ops_t win_ops = {
     .unexpose = win_unexpose,
     .import = win_import,
     .release = win_release,
+    .key_min = win_key_min,
     .write = win_write,
     .read = win_read,
     .atomic = win_atomic,
