@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "telemem.h"
 #include "backends/ofi/ofi_direct.h"
@@ -378,10 +379,29 @@ static const tlm_transport_ops_t ofi_ops = {
     .close = ofi_close,
 };
 
+/* ofi_rxm (tcp, verbs) pre-posts a shared receive pool of
+ * FI_OFI_RXM_MSG_RX_SIZE bounce buffers of 16 KiB at endpoint open, 4096
+ * by default: 70 MiB per process whatever the number of peers.  1024
+ * buffers (16 MiB) keep a process that talks to 8 of 1,024 peers at 44
+ * MiB instead of 95 (docs/transports.md).  A value the user set wins; it
+ * must be set before libfabric's first fi_getinfo in the process (rxm
+ * reads it once), which is ours unless MPI started libfabric first.
+ * Without the shared pool (FI_OFI_RXM_USE_SRX=0) the same variable sizes
+ * each connection's buffers, 128 by default: left alone then. */
+static void rxm_defaults(void)
+{
+    const char *srx = getenv("FI_OFI_RXM_USE_SRX");
+    bool srx_off = srx && (!strcmp(srx, "0") || !strcasecmp(srx, "off") ||
+                           !strcasecmp(srx, "false") || !strcasecmp(srx, "no"));
+    if (!srx_off && !getenv("FI_OFI_RXM_MSG_RX_SIZE"))
+        setenv("FI_OFI_RXM_MSG_RX_SIZE", "1024", 0);
+}
+
 /* Ask libfabric for an RDM endpoint with ordered sends (and RMA for the
  * ofi-rma direct path when rma and the provider offers it). */
 static struct fi_info *get_info_caps(const char *prov, bool rma)
 {
+    rxm_defaults();
     struct fi_info *hints = fi_allocinfo(), *info = NULL;
     if (!hints)
         return NULL;
