@@ -335,6 +335,50 @@ TELEMEM_API int telemem_quiet(void);
 TELEMEM_API int telemem_fence(int rank);
 
 /**
+ * Non-blocking telemem_quiet(): serve incoming requests once and report
+ * whether every put, put_nbi, get_nbi and active-message request this rank
+ * issued before the call is complete at its target.  Never waits for a
+ * target.  *@p done = 1 means exactly what the return of telemem_quiet()
+ * means (data applied, get_nbi buffers filled, refusals reported);
+ * *@p done = 0 means some are still in flight: call it again (or
+ * telemem_quiet()) later.
+ *
+ * Learning completion takes one round trip per target: the first test after
+ * new operations sends each such target one flush request; later tests only
+ * look for the answers, so a loop of tests sends nothing more.  A target
+ * answers when it polls, so a test keeps reporting 0 while a target
+ * computes without calling Telemem (unless it runs a progress thread).
+ * Operations issued between two tests are covered by the later test.
+ * Operations on an asynchronous network direct path (TELEMEM_DIRECT with
+ * ofi / ucx RMA) are completed by the local driver in the call, as by
+ * quiet; they need no action of the target.
+ *
+ * A dead target is noticed as by quiet, at most once every
+ * TELEMEM_LIVENESS_INTERVAL over repeated tests.  Thread safety as quiet.
+ *
+ * @param done  set to 1 (complete) or 0 (not yet) on TELEMEM_OK; set to 1
+ *              with TELEMEM_ERR_OUT_OF_RANGE; left unchanged on other
+ *              errors
+ * @retval TELEMEM_OK               *done says whether all is complete
+ * @retval TELEMEM_ERR_OUT_OF_RANGE everything is complete, and a target
+ *                                  refused one of those operations since
+ *                                  the previous quiet/fence or completed
+ *                                  test (reported once, as by quiet)
+ * @retval TELEMEM_ERR_INVALID_ARG  @p done is NULL
+ * @retval TELEMEM_ERR_NOT_INITIALIZED, TELEMEM_ERR_IN_HANDLER,
+ *         TELEMEM_ERR_PEER_DEAD, TELEMEM_ERR_TRANSPORT
+ */
+TELEMEM_API int telemem_quiet_test(int *done);
+
+/**
+ * Non-blocking telemem_fence(): telemem_quiet_test() for one target.
+ * *@p done = 1 when every earlier operation of this rank to @p rank is
+ * complete at @p rank.  Same return values, plus TELEMEM_ERR_INVALID_ARG
+ * for a rank out of range.
+ */
+TELEMEM_API int telemem_fence_test(int rank, int *done);
+
+/**
  * Synchronise all ranks: returns when every rank has entered the barrier.
  * Does NOT imply quiet: call telemem_quiet() first to make this rank's
  * puts visible to ranks leaving the barrier (the paper's alltoall does
