@@ -397,6 +397,22 @@ TELEMEM_API int telemem_barrier(void);
  *         TELEMEM_ERR_TRANSPORT.
  */
 TELEMEM_API int telemem_poll(void);
+
+/**
+ * Whether rank @p rank is still running, for programs that wait in their
+ * own loops (spinning on a flag an active message sets, as libarmci's
+ * notify and mutex waits do) and must not hang when a peer dies.  Telemem's
+ * own waits check this themselves (every TELEMEM_LIVENESS_INTERVAL).
+ * Neither polls nor blocks, but may cost a system call per call (shm):
+ * call it every few hundred milliseconds from a loop, not on every turn.
+ * A rank that left through telemem_finalize() counts as alive (it owes
+ * nothing); this rank is always alive.  May be called from handlers.
+ * @retval TELEMEM_OK                rank is alive (or finalized)
+ * @retval TELEMEM_ERR_PEER_DEAD     rank died (or its transport failed)
+ * @retval TELEMEM_ERR_INVALID_ARG   rank out of range
+ * @retval TELEMEM_ERR_NOT_INITIALIZED
+ */
+TELEMEM_API int telemem_rank_alive(int rank);
 /**@}*/
 
 /* ------------------------------------------------------------------------ */
@@ -860,7 +876,8 @@ TELEMEM_API int telemem_mutexes_create(int count, int *set_p);
 TELEMEM_API int telemem_mutexes_destroy(int set);
 /**
  * Acquire mutex @p mutex of rank @p rank in @p set, waiting (and serving
- * requests) until it is granted.
+ * requests) until it is granted.  Since any rank may hold the mutex, the
+ * wait ends with TELEMEM_ERR_PEER_DEAD when any rank of the job dies.
  * @retval TELEMEM_OK
  * @retval TELEMEM_ERR_INVALID_ARG  rank, mutex or set unknown, or the
  *         caller already holds it (mutexes are not recursive)

@@ -1,6 +1,6 @@
 /* core_init.c - the runtime: initialize/finalize, ranks, node detection and
- * transport choice, telemem_poll, and the bounded polling wait every
- * blocking call uses. */
+ * transport choice, telemem_poll, telemem_rank_alive, and the bounded
+ * polling wait every blocking call uses. */
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +111,22 @@ int telemem_poll(void)
     if (rc != TELEMEM_OK)
         return rc;
     return tlm_am_progress();
+}
+
+int telemem_rank_alive(int rank)
+{
+    TLM_API_GUARD();
+    if (!tlm_core.initialized)
+        return TELEMEM_ERR_NOT_INITIALIZED;
+    if (rank < 0 || rank >= tlm_core.nranks) {
+        tlm_error("rank_alive: rank %d out of range [0, %d)", rank,
+                  tlm_core.nranks);
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    if (rank == tlm_core.rank)
+        return TELEMEM_OK;
+    return tlm_am_peer_alive(rank) == TELEMEM_OK ? TELEMEM_OK
+                                                 : TELEMEM_ERR_PEER_DEAD;
 }
 
 /* ---- start-up ------------------------------------------------------------- */

@@ -300,9 +300,14 @@ void tlm_core_get_started(tlm_op_t *op)
 
 int tlm_core_op_wait(uint32_t idx)
 {
+    return tlm_core_op_wait_peer(idx, tlm_core_op(idx)->rank);
+}
+
+int tlm_core_op_wait_peer(uint32_t idx, int peer)
+{
     tlm_op_t *op = tlm_core_op(idx);
     tlm_wait_t w;
-    tlm_core_wait_init(&w, op->rank);
+    tlm_core_wait_init(&w, peer);
     while (op->state != TLM_OP_DONE) {
         int rc = tlm_core_wait_step(&w);
         if (rc != TELEMEM_OK) {

@@ -4,7 +4,8 @@
  * puts and get_nbi test not done, every time, and become done rank by rank
  * as rank 0 resumes them (SIGCONT), with the data in place as after quiet; a
  * refused put is reported once, by the test that finds it done.  No timing
- * is asserted: rank 0 resumes a rank only after /proc shows it stopped. */
+ * is asserted: rank 0 resumes a rank only after /proc shows it stopped.
+ * Also telemem_rank_alive's argument checks (a stopped rank is alive). */
 #include <errno.h>
 #include <signal.h>
 #include <sys/types.h>
@@ -61,6 +62,10 @@ int main(int argc, char **argv)
     TT_EXPECT(telemem_fence_test(0, NULL), TELEMEM_ERR_INVALID_ARG);
     TT_EXPECT(telemem_quiet_test(NULL), TELEMEM_ERR_INVALID_ARG);
     TT_ASSERT(done == 42, "an argument error set done to %d", done);
+    TT_EXPECT(telemem_rank_alive(-1), TELEMEM_ERR_INVALID_ARG);
+    TT_EXPECT(telemem_rank_alive(n), TELEMEM_ERR_INVALID_ARG);
+    for (int r = 0; r < n; r++)
+        TT_CHECK(telemem_rank_alive(r));
 
     /* 2. Nothing pending: done at once. */
     TT_CHECK(telemem_quiet_test(&done));
@@ -115,6 +120,8 @@ int main(int argc, char **argv)
             TT_CHECK(telemem_fence_test(0, &done));
             TT_ASSERT(done == 1, "fence_test(0) (self): done=%d", done);
         }
+        for (int r = 1; r < n; r++)
+            TT_CHECK(telemem_rank_alive(r)); /* stopped is not dead */
         for (int r = 1; r < n; r++) {
             TT_ASSERT(kill(pids[r], SIGCONT) == 0, "SIGCONT %d: %s", pids[r],
                       strerror(errno));
