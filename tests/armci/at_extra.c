@@ -170,11 +170,14 @@ static void test_test_pending(void **base)
     } else {
         for (int r = 1; r < at_n; r++)
             wait_stopped(pids[r]);
-        long v = 4242;
+        /* an accumulate: never on the direct path, which would complete
+         * a put to the same-node block at once (the word is 0) */
+        long v = 4242, one = 1;
         armci_hdl_t h;
         ARMCI_INIT_HANDLE(&h);
-        AT_OK(ARMCI_NbPut(&v, (char *)base[1] + 2048 + sizeof(long),
-                          sizeof v, 1, &h));
+        AT_OK(ARMCI_NbAcc(ARMCI_ACC_LNG, &one, &v,
+                          (char *)base[1] + 2048 + sizeof(long), sizeof v, 1,
+                          &h));
         for (int k = 0; k < 10; k++)
             AT_ASSERT(ARMCI_Test(&h) == 1,
                       "ARMCI_Test with the target stopped");
@@ -188,7 +191,7 @@ static void test_test_pending(void **base)
     }
     ARMCI_Barrier();
     if (at_me == 1)
-        AT_ASSERT(mine[1] == 4242, "tested NbPut: %ld", mine[1]);
+        AT_ASSERT(mine[1] == 4242, "tested NbAcc: %ld", mine[1]);
     free(pids);
     ARMCI_Barrier();
 }

@@ -1,7 +1,7 @@
 /* conf_quiettest.c - conformance: telemem_quiet_test / telemem_fence_test.
  * Argument errors leave *done alone; nothing pending and self puts test
  * done; with the other ranks stopped (SIGSTOP, so they cannot poll) rank 0's
- * puts and get_nbi test not done, every time, and become done rank by rank
+ * accumulates (AM path only) and get_nbi test not done, every time, and become done rank by rank
  * as rank 0 resumes them (SIGCONT), with the data in place as after quiet; a
  * refused put is reported once, by the test that finds it done.  No timing
  * is asserted: rank 0 resumes a rank only after /proc shows it stopped.
@@ -94,10 +94,14 @@ int main(int argc, char **argv)
         for (int r = 1; r < n; r++)
             wait_stopped(pids[r]);
         uint64_t *vals = calloc((size_t)n, sizeof *vals);
+        /* Accumulates never take the direct path (which would complete a
+         * put to a same-node block at once): the slot is 0, scale 1. */
+        int64_t one = 1;
         for (int r = 1; r < n; r++) {
             vals[r] = value_for(r);
-            TT_CHECK(telemem_put(r, (uint8_t *)bases[r] + (size_t)me * SLOT,
-                                 &vals[r], sizeof vals[r]));
+            TT_CHECK(telemem_acc_nbi(r, TELEMEM_INT64, &one,
+                                     (uint8_t *)bases[r] + (size_t)me * SLOT,
+                                     &vals[r], sizeof vals[r]));
         }
         uint64_t fetched = 0;
         TT_CHECK(telemem_get_nbi(1, &fetched,

@@ -291,7 +291,8 @@ static void wait_stopped(int pid)
 /* The try_syncnbi forms report GASNET_ERR_NOT_READY, every time, while the
  * targets cannot poll (the other nodes stop themselves with SIGSTOP; node 0
  * resumes them once /proc shows them stopped: no timing), and GASNET_OK
- * once they ran, with the puts and gets complete. */
+ * once they ran, with the memset (an active message), put and get
+ * complete. */
 static void try_nbi_stopped(void)
 {
     if (gt_n < 2)
@@ -300,6 +301,7 @@ static void try_nbi_stopped(void)
     uint64_t *mine = (uint64_t *)(void *)slice(gt_me);
     mine[0] = (uint64_t)getpid();
     mine[1] = 0;
+    mine[2] = 0;
     gt_barrier();
     uint64_t *pids = calloc((size_t)gt_n, sizeof *pids);
     uint64_t *got = calloc((size_t)gt_n, sizeof *got);
@@ -320,6 +322,9 @@ static void try_nbi_stopped(void)
             uint64_t v = 0x7e57000000000000ull + (uint64_t)r;
             gasnet_put_nbi_val((gasnet_node_t)r, &theirs[1], v, 8);
             gasnet_get_nbi(&got[r], (gasnet_node_t)r, &theirs[0], 8);
+            /* an active message, pending whatever path the put and get
+             * take (a direct put or get completes at once) */
+            gasnet_memset_nbi((gasnet_node_t)r, &theirs[2], 0x5c, 8);
         }
         for (int k = 0; k < 10; k++) {
             GT_EXPECT(gasnet_try_syncnbi_puts(), GASNET_ERR_NOT_READY);
@@ -337,9 +342,12 @@ static void try_nbi_stopped(void)
         GT_SAFE(gasnet_try_syncnbi_puts()); /* nothing outstanding */
     }
     gt_barrier();
-    if (gt_me != 0)
+    if (gt_me != 0) {
         GT_ASSERT(mine[1] == 0x7e57000000000000ull + (uint64_t)gt_me,
                   "put_nbi_val from node 0: 0x%" PRIx64, mine[1]);
+        GT_ASSERT(mine[2] == 0x5c5c5c5c5c5c5c5cull,
+                  "memset_nbi from node 0: 0x%" PRIx64, mine[2]);
+    }
     free(pids);
     free(got);
     gt_barrier();
