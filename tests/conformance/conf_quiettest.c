@@ -1,7 +1,7 @@
 /* conf_quiettest.c - conformance: telemem_quiet_test / telemem_fence_test.
  * Argument errors leave *done alone; nothing pending and self puts test
  * done; with the other ranks stopped (SIGSTOP, so they cannot poll) rank 0's
- * accumulates (AM path only) and get_nbi test not done, every time, and become done rank by rank
+ * accumulates and list get (AM path only) test not done, every time, and become done rank by rank
  * as rank 0 resumes them (SIGCONT), with the data in place as after quiet; a
  * refused put is reported once, by the test that finds it done.  No timing
  * is asserted: rank 0 resumes a rank only after /proc shows it stopped.
@@ -104,9 +104,11 @@ int main(int argc, char **argv)
                                      &vals[r], sizeof vals[r]));
         }
         uint64_t fetched = 0;
-        TT_CHECK(telemem_get_nbi(1, &fetched,
-                                 (uint8_t *)bases[1] + (size_t)n * SLOT,
-                                 sizeof fetched));
+        /* a list get, also never on the direct path (a direct get after
+         * the accumulate would first wait for it: issue order) */
+        telemem_seg_t seg = {(uint8_t *)bases[1] + (size_t)n * SLOT,
+                             &fetched, sizeof fetched};
+        TT_CHECK(telemem_get_list_nbi(1, &seg, 1));
         for (int k = 0; k < 20; k++) {
             done = 7;
             TT_CHECK(telemem_quiet_test(&done));
@@ -133,7 +135,7 @@ int main(int argc, char **argv)
                 TT_CHECK(telemem_fence_test(r, &done));
             if (r == 1)
                 TT_ASSERT(fetched == (uint64_t)pids[1],
-                          "get_nbi after fence_test: 0x%" PRIx64, fetched);
+                          "get_list_nbi after fence_test: 0x%" PRIx64, fetched);
             if (r < n - 1) {
                 TT_CHECK(telemem_quiet_test(&done));
                 TT_ASSERT(done == 0,

@@ -291,8 +291,7 @@ static void wait_stopped(int pid)
 /* The try_syncnbi forms report GASNET_ERR_NOT_READY, every time, while the
  * targets cannot poll (the other nodes stop themselves with SIGSTOP; node 0
  * resumes them once /proc shows them stopped: no timing), and GASNET_OK
- * once they ran, with the memset (an active message), put and get
- * complete. */
+ * once they ran, with the memsets (active messages) complete. */
 static void try_nbi_stopped(void)
 {
     if (gt_n < 2)
@@ -316,14 +315,14 @@ static void try_nbi_stopped(void)
     } else {
         for (int r = 1; r < gt_n; r++)
             wait_stopped((int)pids[r]);
+        /* Only active messages (memset): a put or get to a same-node
+         * segment may take Telemem's direct path, which completes at once
+         * or, after an earlier AM operation, waits for the stopped node
+         * (issue order). */
         for (int r = 1; r < gt_n; r++) {
             uint64_t *theirs = (uint64_t *)(void *)((char *)seg[r].addr +
                                                     (size_t)r * SLICE);
-            uint64_t v = 0x7e57000000000000ull + (uint64_t)r;
-            gasnet_put_nbi_val((gasnet_node_t)r, &theirs[1], v, 8);
-            gasnet_get_nbi(&got[r], (gasnet_node_t)r, &theirs[0], 8);
-            /* an active message, pending whatever path the put and get
-             * take (a direct put or get completes at once) */
+            gasnet_memset_nbi((gasnet_node_t)r, &theirs[1], 0x7e, 8);
             gasnet_memset_nbi((gasnet_node_t)r, &theirs[2], 0x5c, 8);
         }
         for (int k = 0; k < 10; k++) {
@@ -336,15 +335,18 @@ static void try_nbi_stopped(void)
                       (int)pids[r], strerror(errno));
         while (gasnet_try_syncnbi_all() == GASNET_ERR_NOT_READY)
             ;
+        for (int r = 1; r < gt_n; r++) /* complete: read them back */
+            gasnet_get(&got[r], (gasnet_node_t)r,
+                       (char *)seg[r].addr + (size_t)r * SLICE + 16, 8);
         for (int r = 1; r < gt_n; r++)
-            GT_ASSERT(got[r] == pids[r], "get_nbi from node %d: %" PRIu64, r,
-                      got[r]);
+            GT_ASSERT(got[r] == 0x5c5c5c5c5c5c5c5cull,
+                      "memset_nbi to node %d: 0x%" PRIx64, r, got[r]);
         GT_SAFE(gasnet_try_syncnbi_puts()); /* nothing outstanding */
     }
     gt_barrier();
     if (gt_me != 0) {
-        GT_ASSERT(mine[1] == 0x7e57000000000000ull + (uint64_t)gt_me,
-                  "put_nbi_val from node 0: 0x%" PRIx64, mine[1]);
+        GT_ASSERT(mine[1] == 0x7e7e7e7e7e7e7e7eull,
+                  "memset_nbi from node 0: 0x%" PRIx64, mine[1]);
         GT_ASSERT(mine[2] == 0x5c5c5c5c5c5c5c5cull,
                   "memset_nbi from node 0: 0x%" PRIx64, mine[2]);
     }
