@@ -719,11 +719,13 @@ TELEMEM_API int telemem_get_list_nbi(int rank, const telemem_seg_t *segs,
  * those of put: contiguous, strided, vector and list, each blocking, _nb
  * and _nbi.
  *
- * Atomicity: the target applies every accumulate and atomic operation
- * inside its own poll loop, one message at a time, so accumulates and
- * atomics on the same location are atomic with respect to each other
- * whatever mix of ranks issues them.  They are not atomic with respect to
- * plain puts or to the target's own loads and stores.
+ * Atomicity: accumulates and atomics on the same location are atomic with
+ * respect to each other whatever mix of ranks issues them.  The target
+ * applies accumulates inside its own poll loop; where local peers may
+ * apply atomics directly to its memory (the same-node direct path, see
+ * the atomics below) it adds integer elements with atomic instructions.
+ * They are not atomic with respect to plain puts or to the target's own
+ * loads and stores.
  *
  * Errors: those of the matching put form, plus TELEMEM_ERR_INVALID_ARG for
  * an unknown type, a NULL scale, or a length that is not a multiple of the
@@ -795,8 +797,12 @@ TELEMEM_API int telemem_acc_list_nbi(int rank, telemem_type_t type,
  * (@p type TELEMEM_INT32, TELEMEM_INT64 or TELEMEM_UINT64) at @p remote on
  * @p rank, returning the old value in *@p old (which may be NULL when the
  * old value is not wanted).  @p value, @p compare and @p old point at
- * values of @p type.  Applied by the target in its poll loop: atomic with
- * respect to every other atomic and accumulate on that location.
+ * values of @p type.  Atomic with respect to every other atomic and
+ * accumulate on that location.  To a telemem_malloc_all block of a rank
+ * on the same node (the window driver, TELEMEM_DIRECT not never) the
+ * initiator applies it with one hardware atomic instruction on the shared
+ * mapping, complete on return (an _nb form then returns
+ * TELEMEM_HANDLE_NULL); otherwise the target applies it in its poll loop.
  * Arithmetic wraps (two's complement).
  *
  * Blocking forms return with *old set.  _nb forms set *old when the handle

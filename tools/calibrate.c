@@ -13,12 +13,11 @@
 
 #include "telemem.h"
 
-#define MAXN 16
 
-static const size_t contig[] = {1024, 2048, 4096, 8192, 16384, 32768,
-                                65536, 131072, 262144, 524288, 1048576,
-                                4194304};
-static const size_t rows[] = {64, 256, 1024, 4096, 16384, 65536};
+static const size_t contig[] = {8, 64, 512, 1024, 2048, 4096, 8192, 16384,
+                                32768, 65536, 131072, 262144, 524288,
+                                1048576, 4194304};
+static const size_t rows[] = {8, 16, 32, 64, 256, 1024, 4096, 16384, 65536};
 #define NC (sizeof(contig) / sizeof(contig[0]))
 #define NR (sizeof(rows) / sizeof(rows[0]))
 #define STRIDED_TOTAL (512 * 1024)
@@ -75,7 +74,8 @@ static double time_puts(int peer, char *remote, char *local, size_t row,
     return t[3];
 }
 
-/* Smallest size from which the direct path is never slower. */
+/* Smallest size from which the direct path is never slower; 1 (every
+ * size) when it is never slower at any size measured. */
 static size_t crossover(const size_t *sz, const double *am, const double *dr,
                         size_t n)
 {
@@ -83,7 +83,7 @@ static size_t crossover(const size_t *sz, const double *am, const double *dr,
     for (size_t i = n; i-- > 0;) {
         if (dr[i] > am[i])
             break;
-        best = sz[i];
+        best = i == 0 ? 1 : sz[i];
     }
     return best;
 }

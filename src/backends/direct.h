@@ -49,6 +49,9 @@ typedef struct tlm_direct_seg {
     ptrdiff_t remote_stride;
 } tlm_direct_seg_t;
 
+/* Operations of tlm_direct_ops_t.atomic (the wire values of TLM_AM_RMW). */
+enum { TLM_DIRECT_FADD = 0, TLM_DIRECT_SWAP = 1, TLM_DIRECT_CSWAP = 2 };
+
 typedef struct tlm_direct_ops {
     /* Optional (NULL: core allocates with posix_memalign and exposes):
      * allocate len bytes that peers of this driver can reach, for a block
@@ -69,6 +72,11 @@ typedef struct tlm_direct_ops {
     int (*import)(tlm_direct_t *d, int peer, uintptr_t rbase, size_t rlen,
                   const void *key, size_t key_len, tlm_direct_rkey_t **rk);
     void (*release)(tlm_direct_t *d, tlm_direct_rkey_t *rk);
+    /* Optional (NULL: 0): the fewest bytes a transfer under rk should
+     * have for this driver to beat the AM path, whatever the thresholds
+     * (window: 0 for shared blocks, a few KiB for ranges reached with a
+     * system call). */
+    size_t (*key_min)(tlm_direct_t *d, const tlm_direct_rkey_t *rk);
     /* Start a transfer of the chain segs[0..nsegs) to (write) or from
      * (read) peer's memory under rk.  Local buffers may be reused / read
      * once flush(peer) has returned TELEMEM_OK (a driver that completes
@@ -79,6 +87,17 @@ typedef struct tlm_direct_ops {
                  const tlm_direct_seg_t *segs, int nsegs);
     int (*read)(tlm_direct_t *d, int peer, tlm_direct_rkey_t *rk,
                 const tlm_direct_seg_t *segs, int nsegs);
+    /* Optional (NULL: none): one atomic read-modify-write of the naturally
+     * aligned width-byte (4 or 8) integer at remote under rk, atomic with
+     * respect to every other atomic on it by any process and to
+     * accumulates applied with TLM_ACC_ATOMIC: op TLM_DIRECT_FADD adds
+     * operand, TLM_DIRECT_SWAP stores it, TLM_DIRECT_CSWAP stores it when
+     * the old value equals compare.  Writes the old value to *old and
+     * completes (remotely) before returning.  TELEMEM_ERR_UNSUPPORTED when
+     * rk's memory cannot take it (core then uses the AM path). */
+    int (*atomic)(tlm_direct_t *d, int peer, tlm_direct_rkey_t *rk,
+                  uintptr_t remote, int op, unsigned width, uint64_t operand,
+                  uint64_t compare, uint64_t *old);
     /* Remote completion of every write and read to peer (-1: to every
      * peer) started so far: TELEMEM_OK when complete, TELEMEM_ERR_AGAIN
      * while not (core polls and asks again), or an error.  NULL when d->sync. */
@@ -95,6 +114,8 @@ struct tlm_direct {
     const char *name;       /* "window", "ofi-rma", "ucx-rma" */
     bool sync;              /* write/read complete (remotely) on return */
     size_t threshold;       /* default TELEMEM_DIRECT_THRESHOLD, bytes */
+    size_t row_threshold;   /* default TELEMEM_DIRECT_ROW_THRESHOLD (0:
+                             * max(threshold / 16, 256)) */
     size_t max_segs;        /* longest chain one write/read takes */
 };
 

@@ -94,6 +94,10 @@ typedef struct tlm_core {
     struct tlm_coll_msg *coll_inbox;
     /* user active messages */
     struct tlm_core_am *am;
+    /* ORed into accumulate types applied here: TLM_ACC_ATOMIC when local
+     * peers may update this rank's memory with direct (hardware) atomics
+     * (core_direct.c), else 0. */
+    int acc_flags;
 } tlm_core_t;
 
 extern tlm_core_t tlm_core;

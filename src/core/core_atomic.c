@@ -1,13 +1,17 @@
 /* core_atomic.c - remote atomics on 32- and 64-bit integers (fetch-and-add,
- * swap, compare-and-swap): the initiator's front ends and the target's
- * handler, which applies them in its poll loop (hence atomic with respect
- * to every other atomic and accumulate at that target). */
+ * swap, compare-and-swap): the initiator's front ends, which take the
+ * direct path's hardware atomics where the peer's memory is mapped here
+ * (window blocks), and the target's handler, which applies the others in
+ * its poll loop.  Both use atomic instructions, and integer accumulates do
+ * too while direct atomics are possible (TLM_ACC_ATOMIC), so every mix of
+ * atomics and accumulates on one location is atomic. */
 #include <string.h>
 
 #include "core/core.h"
 #include "core/core_direct.h"
 
-enum { RMW_FADD = 0, RMW_SWAP = 1, RMW_CSWAP = 2 };
+enum { RMW_FADD = TLM_DIRECT_FADD, RMW_SWAP = TLM_DIRECT_SWAP,
+       RMW_CSWAP = TLM_DIRECT_CSWAP };
 
 static unsigned width_of(telemem_type_t t)
 {
@@ -15,24 +19,30 @@ static unsigned width_of(telemem_type_t t)
            : (t == TELEMEM_INT64 || t == TELEMEM_UINT64) ? 8u : 0u;
 }
 
-/* Apply at addr (aligned, width bytes); returns the old value. */
+/* Apply at addr (aligned, width bytes) with an atomic instruction (local
+ * peers may apply direct atomics to the same word concurrently); returns
+ * the old value. */
 static uint64_t apply(int op, unsigned width, void *addr, uint64_t operand,
                       uint64_t compare)
 {
     if (width == 4) {
-        uint32_t *p = addr, old = *p;
+        uint32_t *p = addr, v = (uint32_t)operand, c = (uint32_t)compare;
         if (op == RMW_FADD)
-            *p = old + (uint32_t)operand;
-        else if (op == RMW_SWAP || old == (uint32_t)compare)
-            *p = (uint32_t)operand;
-        return old;
+            return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
+        if (op == RMW_SWAP)
+            return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
+        __atomic_compare_exchange_n(p, &c, v, false, __ATOMIC_SEQ_CST,
+                                    __ATOMIC_SEQ_CST);
+        return c;
     }
-    uint64_t *p = addr, old = *p;
+    uint64_t *p = addr, c = compare;
     if (op == RMW_FADD)
-        *p = old + operand;
-    else if (op == RMW_SWAP || old == compare)
-        *p = operand;
-    return old;
+        return __atomic_fetch_add(p, operand, __ATOMIC_SEQ_CST);
+    if (op == RMW_SWAP)
+        return __atomic_exchange_n(p, operand, __ATOMIC_SEQ_CST);
+    __atomic_compare_exchange_n(p, &c, operand, false, __ATOMIC_SEQ_CST,
+                                __ATOMIC_SEQ_CST);
+    return c;
 }
 
 static uint64_t load_val(const void *v, unsigned width)
@@ -86,6 +96,16 @@ static int rmw(const char *what, int mode, int op, int rank, void *remote,
             memcpy(old, &o, w); /* little-endian: the low bytes */
         return TELEMEM_OK;
     }
+    /* Memory mapped here (a window block): a hardware atomic, complete on
+     * return. */
+    uint64_t dold;
+    rc = tlm_core_direct_atomic(rank, op, w, (uintptr_t)remote, operand, cmp,
+                                &dold);
+    if (rc != TLM_DIRECT_DECLINED) {
+        if (rc == TELEMEM_OK && old)
+            memcpy(old, &dold, w); /* little-endian: the low bytes */
+        return rc; /* *h stays TELEMEM_HANDLE_NULL: complete */
+    }
     /* An async direct driver's writes to rank complete first (issue order
      * across the two paths). */
     if (tlm_core.peers[rank].direct_busy) {
@@ -114,6 +134,8 @@ static int rmw(const char *what, int mode, int op, int rank, void *remote,
     }
     if (o->nbi)
         tlm_core.peers[rank].nbi_gets++;
+    /* A later direct transfer must not overtake it. */
+    tlm_core.peers[rank].am_reads = true;
     if (mode == TLM_MODE_BLOCK)
         return tlm_core_op_wait(idx);
     if (mode == TLM_MODE_NB)

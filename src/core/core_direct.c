@@ -24,6 +24,7 @@ enum { SLOT_LOCAL = 0, SLOT_NET = 1, NSLOTS = 2 };
 typedef struct rkey_ent {
     uintptr_t base, end;
     tlm_direct_rkey_t *rk;
+    size_t min; /* fewest bytes worth the direct path (driver's key_min) */
 } rkey_ent_t;
 
 typedef struct dpeer {
@@ -243,7 +244,8 @@ int tlm_core_direct_init(void)
             D.slot_d[slot_of(tp)] = d;
         const char *src = "driver default";
         thr[i] = d->threshold;
-        row[i] = TLM_MAX(d->threshold / 16, 256);
+        row[i] = d->row_threshold ? d->row_threshold
+                                  : TLM_MAX(d->threshold / 16, 256);
         size_t pt, pr;
         if (profile_lookup(d->name, &pt, &pr)) {
             thr[i] = pt;
@@ -262,6 +264,12 @@ int tlm_core_direct_init(void)
         thr[i] = TLM_MAX(thr[i], 1);
         describe(tp, thr[i], row[i], src);
     }
+    /* Local peers may apply hardware atomics to our memory: apply ours,
+     * and integer accumulates, with atomic instructions too. */
+    tlm_core.acc_flags = 0;
+    for (int s = 0; s < NSLOTS; s++)
+        if (D.mode != MODE_NEVER && D.slot_d[s] && D.slot_d[s]->ops->atomic)
+            tlm_core.acc_flags = TLM_ACC_ATOMIC;
     for (int r = 0; r < tlm_core.nranks; r++) {
         tlm_core.peers[r].direct_min = SIZE_MAX;
         tlm_transport_t *tp = tlm_am.peers[r].tp;
@@ -309,7 +317,8 @@ static int cache_add(dpeer_t *p, uintptr_t base, size_t len,
         p->keys = k;
         p->cap = cap;
     }
-    p->keys[p->nkeys++] = (rkey_ent_t){base, base + len, rk};
+    size_t min = rk && p->d->ops->key_min ? p->d->ops->key_min(p->d, rk) : 0;
+    p->keys[p->nkeys++] = (rkey_ent_t){base, base + len, rk, min};
     return TELEMEM_OK;
 }
 
@@ -372,15 +381,16 @@ int tlm_core_direct_flush(int rank)
     return rc;
 }
 
-/* Earlier AM requests to rank that a direct transfer could overtake: puts
- * and accumulates not yet applied, gets not yet answered. */
-static int order_after_am(int rank)
+/* Are there earlier AM requests to rank that a direct transfer could
+ * overtake: puts and accumulates not yet applied, gets not yet answered?
+ * Then tlm_core_flush_am() completes them first, and handlers run
+ * meanwhile: a cached key may be withdrawn. */
+static inline bool am_pending(int rank)
 {
-    tlm_core_peer_t *cp = &tlm_core.peers[rank];
-    if (TLM_LIKELY(!cp->unflushed && !cp->am_reads && !cp->nbi_gets))
-        return TELEMEM_OK;
-    return tlm_core_flush_am(rank);
+    const tlm_core_peer_t *cp = &tlm_core.peers[rank];
+    return cp->unflushed || cp->am_reads || cp->nbi_gets;
 }
+
 
 /* ---- initiator: keys of registered ranges ------------------------------- */
 
@@ -578,27 +588,32 @@ void tlm_core_direct_region_free(tlm_region_t *r)
 
 /* ---- initiator: transfers ------------------------------------------------ */
 
-/* Run chain segs[0..n) under the key covering [lo, lo+ext) of rank. */
+/* Run chain segs[0..n) (part of a transfer of total bytes) under the key
+ * covering [lo, lo+ext) of rank. */
 static int run_chain(int rank, bool write, const tlm_direct_seg_t *segs,
-                     int n, uintptr_t lo, size_t ext, int mode)
+                     int n, uintptr_t lo, size_t ext, size_t total, int mode)
 {
     dpeer_t *p = &D.peers[rank];
     tlm_direct_t *d = p->d;
-    int rc = order_after_am(rank);
-    if (rc != TELEMEM_OK)
-        return rc;
+    int rc;
     rkey_ent_t *e = cache_find(p, lo, ext);
     if (!e) {
         rc = fetch_key(rank, lo, ext);
         if (rc != TELEMEM_OK)
             return rc;
-        rc = order_after_am(rank); /* handlers may have run: again */
-        if (rc != TELEMEM_OK)
-            return rc;
         e = cache_find(p, lo, ext);
     }
-    if (!e || !e->rk)
+    /* Decided before ordering: a declined transfer costs no flush. */
+    if (!e || !e->rk || total < e->min)
         return TLM_DIRECT_DECLINED;
+    if (TLM_UNLIKELY(am_pending(rank))) {
+        rc = tlm_core_flush_am(rank);
+        if (rc != TELEMEM_OK)
+            return rc;
+        e = cache_find(p, lo, ext); /* handlers ran: withdrawn? */
+        if (!e || !e->rk)
+            return TLM_DIRECT_DECLINED;
+    }
     /* Network drivers do not order their operations among themselves (a
      * read may pass an earlier write to the same bytes): complete the
      * earlier ones first.  This keeps one batch in flight per peer. */
@@ -636,13 +651,36 @@ static int run_chain(int rank, bool write, const tlm_direct_seg_t *segs,
     return rc;
 }
 
+int tlm_core_direct_atomic(int rank, int op, unsigned width, uintptr_t addr,
+                           uint64_t operand, uint64_t compare, uint64_t *old)
+{
+    dpeer_t *p = &D.peers[rank];
+    if (D.mode == MODE_NEVER || !p->d || !p->d->ops->atomic)
+        return TLM_DIRECT_DECLINED;
+    rkey_ent_t *e = cache_find(p, addr, width);
+    if (!e || !e->rk)
+        return TLM_DIRECT_DECLINED;
+    int rc;
+    if (TLM_UNLIKELY(am_pending(rank))) {
+        rc = tlm_core_flush_am(rank);
+        if (rc != TELEMEM_OK)
+            return rc;
+        e = cache_find(p, addr, width); /* handlers ran: withdrawn? */
+        if (!e || !e->rk)
+            return TLM_DIRECT_DECLINED;
+    }
+    rc = p->d->ops->atomic(p->d, rank, e->rk, addr, op, width, operand,
+                           compare, old);
+    return rc == TELEMEM_ERR_UNSUPPORTED ? TLM_DIRECT_DECLINED : rc;
+}
+
 int tlm_core_direct_rma(int rank, bool write, void *remote, void *local,
                         size_t n, int mode)
 {
     if (!D.peers[rank].d)
         return TLM_DIRECT_DECLINED;
     tlm_direct_seg_t s = {(uintptr_t)local, (uintptr_t)remote, n, 1, 0, 0};
-    return run_chain(rank, write, &s, 1, (uintptr_t)remote, n, mode);
+    return run_chain(rank, write, &s, 1, (uintptr_t)remote, n, n, mode);
 }
 
 int tlm_core_direct_strided(int rank, bool write, const tlm_pack_desc_t *d,
@@ -679,7 +717,7 @@ int tlm_core_direct_strided(int rank, bool write, const tlm_pack_desc_t *d,
         }
         if ((size_t)n == batch || i + 1 == nsegs) {
             rc = run_chain(rank, write, segs, n, (uintptr_t)remote, ext,
-                           mode);
+                           d->total, mode);
             /* Declined after a part went direct cannot happen: the key
              * covers the whole extent and is checked before the first. */
             n = 0;

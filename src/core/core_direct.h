@@ -25,6 +25,13 @@ const char *tlm_core_direct_string(void);
 /* Contiguous put (write) or get of n bytes to / from rank (mode: the
  * TLM_MODE_* of the caller).  TELEMEM_OK when done (or started, nbi),
  * TLM_DIRECT_DECLINED when the AM path must carry it, or an error. */
+/* One atomic (op TLM_DIRECT_*) on width bytes at addr of rank by the
+ * driver's hardware atomics, when rank's memory there is mapped here:
+ * TELEMEM_OK (*old set), TLM_DIRECT_DECLINED (take the AM path), or an
+ * error.  Never fetches a key: only cached ones (telemem_malloc_all blocks)
+ * qualify. */
+int tlm_core_direct_atomic(int rank, int op, unsigned width, uintptr_t addr,
+                           uint64_t operand, uint64_t compare, uint64_t *old);
 int tlm_core_direct_rma(int rank, bool write, void *remote, void *local,
                         size_t n, int mode);
 /* A strided patch d (remote base, local base) as a block-stride chain;

@@ -485,6 +485,14 @@ static int take_refusals(int lo, int hi)
 
 int tlm_core_flush(int rank)
 {
+    if (rank >= 0 && rank != tlm_core.rank) {
+        /* Nothing outstanding to rank (the direct path's stores are done,
+         * ARMCI put + fence): nothing to poll for. */
+        const tlm_core_peer_t *p = &tlm_core.peers[rank];
+        if (TLM_LIKELY(!p->unflushed && !p->direct_busy &&
+                       p->error == TELEMEM_OK && peer_complete(p)))
+            return TELEMEM_OK;
+    }
     int lo = rank < 0 ? 0 : rank, hi = rank < 0 ? tlm_core.nranks : rank + 1;
     int rc = tlm_core_direct_flush(rank);
     if (rank < 0 || rank == tlm_core.rank) {

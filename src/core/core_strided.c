@@ -76,7 +76,8 @@ static int self_strided(const char *what, const tlm_pack_desc_t *d, int dir,
             tlm_pack(d, TLM_PACK_LOCAL, local, off, bounce, n);
             if (acc_type >= 0)
                 tlm_unpack_acc(d, TLM_PACK_REMOTE, (void *)(uintptr_t)remote,
-                               off, bounce, n, acc_type, scale);
+                               off, bounce, n,
+                               acc_type | tlm_core.acc_flags, scale);
             else
                 tlm_unpack(d, TLM_PACK_REMOTE, (void *)(uintptr_t)remote, off,
                            bounce, n);
@@ -177,7 +178,7 @@ static void on_puts(int src, const void *msg, size_t len)
     const uint8_t *data = (const uint8_t *)msg + hl;
     if (acc >= 0)
         tlm_unpack_acc(&d, TLM_PACK_REMOTE, (void *)base, h->offset, data,
-                       plen, acc, scale);
+                       plen, acc | tlm_core.acc_flags, scale);
     else
         tlm_unpack(&d, TLM_PACK_REMOTE, (void *)base, h->offset, data, plen);
     if ((h->h.flags & TLM_AM_F_ACK) && last)

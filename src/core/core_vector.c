@@ -107,7 +107,8 @@ static int self_vector(const char *what, const tlm_vec_t *v, int dir, int acc,
         if (dir == TLM_OP_GET)
             memmove(l, r, b);
         else if (acc >= 0)
-            tlm_acc_apply(acc, r, l, b / tlm_acc_elem_size(acc), scale);
+            tlm_acc_apply(acc | tlm_core.acc_flags, r, l,
+                          b / tlm_acc_elem_size(acc), scale);
         else
             memmove(r, l, b);
     }
@@ -300,8 +301,8 @@ static void apply_data(int src, vstate_t *s, const uint8_t *data, size_t n)
                                (size_t)s->v.recs[2 * i + 1]);
     }
     if (s->acc >= 0)
-        tlm_vec_scatter_acc(&s->v, TLM_PACK_REMOTE, &s->c, data, n, s->acc,
-                            s->scale);
+        tlm_vec_scatter_acc(&s->v, TLM_PACK_REMOTE, &s->c, data, n,
+                            s->acc | tlm_core.acc_flags, s->scale);
     else
         tlm_vec_scatter(&s->v, TLM_PACK_REMOTE, &s->c, data, n);
 }

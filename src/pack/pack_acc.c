@@ -89,6 +89,37 @@ REAL_KERNEL(acc_f64, double)
 COMPLEX_KERNEL(acc_c32, float, acc_f32)
 COMPLEX_KERNEL(acc_c64, double, acc_f64)
 
+/* The TLM_ACC_ATOMIC integer kernels: one relaxed atomic add per naturally
+ * aligned element (x86: lock add), a plain add for a misaligned one (no
+ * atomic can target it: atomics require alignment).  About 5-20x slower
+ * than the plain loop, which is why only memory reachable by direct
+ * atomics asks for them. */
+#define ATOMIC_KERNEL(NAME, T)                                                 \
+    static void NAME(char *d, size_t ds, const char *s, size_t ss, size_t ne,  \
+                     size_t rows, const void *scale)                           \
+    {                                                                          \
+        T a, y;                                                                \
+        memcpy(&a, scale, sizeof a);                                           \
+        for (size_t r = 0; r < rows; r++, d += ds, s += ss) {                  \
+            for (size_t e = 0; e < ne; e++) {                                  \
+                char *p = d + e * sizeof(T);                                   \
+                memcpy(&y, s + e * sizeof(T), sizeof(T));                      \
+                y = (T)(a * y);                                                \
+                if ((uintptr_t)p % sizeof(T) == 0) {                           \
+                    __atomic_fetch_add((T *)(void *)p, y, __ATOMIC_RELAXED);   \
+                } else {                                                       \
+                    T x;                                                       \
+                    memcpy(&x, p, sizeof(T));                                  \
+                    x = (T)(x + y);                                            \
+                    memcpy(p, &x, sizeof(T));                                  \
+                }                                                              \
+            }                                                                  \
+        }                                                                      \
+    }
+
+ATOMIC_KERNEL(acc_u32_atomic, uint32_t)
+ATOMIC_KERNEL(acc_u64_atomic, uint64_t)
+
 static const struct {
     size_t size;
     acc_kernel_t fn;
@@ -101,17 +132,34 @@ static const struct {
 
 size_t tlm_acc_elem_size(int type)
 {
+    type &= ~TLM_ACC_ATOMIC;
     if (type < 0 || type >= TLM_ACC_NTYPES)
         return 0;
     return acc_types[type].size;
 }
 
+/* The kernel of type (flags included); NULL for an unknown type. */
+static acc_kernel_t kernel_of(int type)
+{
+    int t = type & ~TLM_ACC_ATOMIC;
+    if (t < 0 || t >= TLM_ACC_NTYPES)
+        return NULL;
+    if (type & TLM_ACC_ATOMIC) {
+        if (t == TLM_ACC_INT32)
+            return acc_u32_atomic;
+        if (t == TLM_ACC_INT64 || t == TLM_ACC_UINT64)
+            return acc_u64_atomic;
+    }
+    return acc_types[t].fn;
+}
+
 void tlm_acc_apply(int type, void *dst, const void *src, size_t n,
                    const void *scale)
 {
-    if (type < 0 || type >= TLM_ACC_NTYPES || n == 0)
+    acc_kernel_t fn = kernel_of(type);
+    if (!fn || n == 0)
         return;
-    acc_types[type].fn(dst, 0, src, 0, n, 1, scale);
+    fn(dst, 0, src, 0, n, 1, scale);
 }
 
 struct unpack_acc {
@@ -135,9 +183,10 @@ static void unpack_acc_rows(void *arg, char *mem, size_t stride, char *buf,
 void tlm_unpack_acc(const tlm_pack_desc_t *d, int side, void *base, size_t off,
                     const void *src, size_t len, int type, const void *scale)
 {
-    if (type < 0 || type >= TLM_ACC_NTYPES)
+    acc_kernel_t fn = kernel_of(type);
+    if (!fn)
         return;
-    struct unpack_acc u = {acc_types[type].fn, acc_types[type].size, scale};
+    struct unpack_acc u = {fn, tlm_acc_elem_size(type), scale};
     /* The walk hands src back to unpack_acc_rows, which only reads it. */
     tlm_pack_walk(d, side, base, off, (void *)(uintptr_t)src, len,
                   unpack_acc_rows, &u);

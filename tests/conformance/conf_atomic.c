@@ -12,7 +12,12 @@
  *   compare-and-swap: a failing compare leaves the word alone and returns
  *     it; then CAS as a spin lock (on rank 0, and on the last rank)
  *     protecting a plain get / +1 / put / quiet of a counter on another
- *     rank, which must end exact. */
+ *     rank, which must end exact;
+ *   atomics mixed with accumulates: every rank fetch-adds to and
+ *     accumulates into the same INT32 and INT64 words of every rank (on
+ *     one node the fetch-adds are hardware atomics of the window driver
+ *     and the accumulates are applied by the target's CPU); the words must
+ *     end at the exact sum. */
 #include "tt.h"
 
 #define ITERS 150     /* fetch-adds per rank, target and type */
@@ -29,6 +34,7 @@ enum {
     W_CAS,                       /* compare-and-swap checks */
     W_LOCK32, W_LOCK64,          /* spin locks */
     W_CNT_A, W_CNT_B,            /* counters the locks protect */
+    W_MIX32, W_MIX64,            /* atomics mixed with accumulates */
     NWORDS
 };
 
@@ -150,6 +156,47 @@ static void test_fetch_add(void)
     free(a64);
     free(au);
     free(v);
+}
+
+#define MIXES 400
+static void test_mix(void)
+{
+    TT_CHECK(telemem_barrier());
+    int32_t one32 = 1, three32 = 3, s32 = 1;
+    int64_t d64 = (int64_t)D64, t64 = 3 * (int64_t)D64, s64 = 1;
+    for (int i = 0; i < MIXES; i++) {
+        for (int k = 0; k < n; k++) {
+            int t = (me + k) % n;
+            if (i % 2 == 0) {
+                TT_CHECK(telemem_atomic_fetch_add(t, word(t, W_MIX32),
+                                                  TELEMEM_INT32, &one32,
+                                                  NULL));
+                TT_CHECK(telemem_atomic_fetch_add_nbi(t, word(t, W_MIX64),
+                                                      TELEMEM_INT64, &d64,
+                                                      NULL));
+            } else {
+                TT_CHECK(telemem_acc_nbi(t, TELEMEM_INT32, &s32,
+                                         word(t, W_MIX32), &three32, 4));
+                TT_CHECK(telemem_acc_nbi(t, TELEMEM_INT64, &s64,
+                                         word(t, W_MIX64), &t64, 8));
+            }
+        }
+        if (i % 16 == 15)
+            TT_CHECK(telemem_quiet());
+    }
+    TT_CHECK(telemem_quiet());
+    TT_CHECK(telemem_barrier());
+    uint64_t *w = bases[me];
+    int32_t m32;
+    memcpy(&m32, &w[W_MIX32], 4);
+    int64_t want32 = (int64_t)n * (MIXES / 2) * (1 + 3);
+    uint64_t want64 = (uint64_t)n * (MIXES / 2) * 4 * D64;
+    TT_ASSERT(m32 == want32 && w[W_MIX64] == want64,
+              "atomics mixed with accumulates on rank %d: INT32 %" PRId32
+              " (expected %" PRId64 "), INT64 %" PRIu64 " (expected %" PRIu64
+              "): an update was lost", me, m32, want32, w[W_MIX64], want64);
+    if (me == 0)
+        tt_log("atomics mixed with accumulates: exact on every rank");
 }
 
 static void test_wrap(void)
@@ -401,6 +448,7 @@ int main(int argc, char **argv)
     test_cas_basic();
     test_cas_lock(0, W_LOCK32, TELEMEM_INT32, n - 1, W_CNT_A);
     test_cas_lock(n - 1, W_LOCK64, TELEMEM_INT64, 0, W_CNT_B);
+    test_mix();
 
     TT_CHECK(telemem_free_all(w));
     free(bases);

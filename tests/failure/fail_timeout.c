@@ -4,7 +4,8 @@
  * (no hang).  Then rank 1 comes back, signals rank 0 with a put, and the
  * job ends cleanly: the put that timed out in quiet is completed by the
  * next quiet, and the late answer to the timed-out get never writes into
- * the buffer the caller got back. */
+ * the buffer the caller got back.  Run with TELEMEM_DIRECT=never: on one
+ * node the direct path would complete the get and the put without rank 1. */
 #include "tt.h"
 
 int main(int argc, char **argv)

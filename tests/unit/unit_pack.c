@@ -1052,8 +1052,12 @@ static void test_acc_kernels(void)
                 it < 20 ? (size_t)it : (size_t)rnd(it < 110 ? 300 : 5000);
             uint8_t a[16];
             bool one = rand_scale(t, a, it % 2 == 0);
-            snprintf(what, sizeof what, "tlm_acc_apply %s n %zu scale %s",
-                     tname[t], n, one ? "1" : "other");
+            /* Every third run with TLM_ACC_ATOMIC (atomic integer adds;
+             * other types ignore it): the same results. */
+            int tf = t | (it % 3 == 2 ? TLM_ACC_ATOMIC : 0);
+            snprintf(what, sizeof what, "tlm_acc_apply %s%s n %zu scale %s",
+                     tname[t], tf != t ? " atomic" : "", n,
+                     one ? "1" : "other");
             tt_gbuf_t dst, src;
             gb_alloc(&dst, n * es, 11);
             gb_alloc(&src, n * es, 12);
@@ -1063,7 +1067,7 @@ static void test_acc_kernels(void)
             memcpy(want_d, dst.p, n * es);
             memcpy(src0, src.p, n * es);
             ref_acc(t, want_d, src.p, n, a);
-            tlm_acc_apply(t, dst.p, src.p, n, a);
+            tlm_acc_apply(tf, dst.p, src.p, n, a);
             CMP(dst.p, want_d, n * es, "acc result");
             CMP(src.p, src0, n * es, "acc source");
             GB_CHECK(&dst, "acc dst");
@@ -1140,7 +1144,8 @@ static void test_unpack_acc(void)
             }
             for (size_t i = 0; i < n; i++)
                 tlm_unpack_acc(&d, side, mem.p, frags[i].off,
-                               src.p + frags[i].off, frags[i].len, t, a);
+                               src.p + frags[i].off, frags[i].len,
+                               t | (pass == 1 ? TLM_ACC_ATOMIC : 0), a);
             char name[80];
             snprintf(name, sizeof name, "unpack_acc side %d pass %d", side,
                      pass);
