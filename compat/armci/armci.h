@@ -127,8 +127,9 @@ int ARMCI_NbAcc(int datatype, void *scale, void *src, void *dst, int bytes,
                 int proc, armci_hdl_t *hdl);
 
 int ARMCI_Wait(armci_hdl_t *hdl);
-/** Completes the handle's operations too (as ARMCI-MPI does); returns 0,
- *  which means "complete". */
+/** Polls once without waiting: 0 when the handle's operations are complete
+ *  (as after ARMCI_Wait; the handle is then spent), 1 while they are not
+ *  (ARMCI-MPI's convention).  A handle with nothing pending tests 0. */
 int ARMCI_Test(armci_hdl_t *hdl);
 int ARMCI_WaitProc(int proc);
 int ARMCI_WaitAll(void);

@@ -58,11 +58,13 @@ static tlm_armci_msg_t *take(uint32_t kind, uint32_t a, uint32_t b, int src)
 tlm_armci_msg_t *tlm_armci_inbox_wait(const char *call, uint32_t kind,
                                       uint32_t a, uint32_t b, int src)
 {
+    tlm_armci_wait_t w;
+    tlm_armci_wait_init(&w, call, src);
     for (;;) {
         tlm_armci_msg_t *m = take(kind, a, b, src);
         if (m)
             return m;
-        tlm_armci_poll(call);
+        tlm_armci_wait_poll(&w);
     }
 }
 
@@ -168,9 +170,11 @@ int armci_notify_wait(int proc, int *pval)
     static const char call[] = "armci_notify_wait";
     tlm_armci_check_proc(call, proc);
     int waited = ++tlm_armci.notify_waited[proc];
+    tlm_armci_wait_t w;
+    tlm_armci_wait_init(&w, call, proc);
     while (atomic_load_explicit(&tlm_armci.notify_received[proc],
                                 memory_order_acquire) < waited)
-        tlm_armci_poll(call);
+        tlm_armci_wait_poll(&w);
     if (pval)
         *pval = waited;
     return atomic_load(&tlm_armci.notify_received[proc]);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "armci_internal.h"
@@ -101,6 +102,13 @@ void tlm_armci_rc_slow(const char *call, int rc, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
+    if (rc == TELEMEM_ERR_PEER_DEAD) {
+        /* name the rank: the call may have waited for any of them */
+        for (int r = 0; r < tlm_armci.n; r++)
+            if (telemem_rank_alive(r) == TELEMEM_ERR_PEER_DEAD)
+                tlm_armci_fail(call, "rank %d died (%s: %s)", r, what,
+                               telemem_status_name(rc));
+    }
     tlm_armci_fail(call, "%s (%s: %s)", telemem_strerror(rc), what,
                    telemem_status_name(rc));
 }
@@ -115,6 +123,49 @@ void tlm_armci_poll(const char *call)
     int rc = telemem_poll();
     if (TLM_ARMCI_UNLIKELY(rc < 0))
         tlm_armci_rc_slow(call, rc, "polling");
+}
+
+void tlm_armci_wait_init(tlm_armci_wait_t *w, const char *call, int peer)
+{
+    w->call = call;
+    w->peer = peer;
+    w->spins = 0;
+    w->next_check = 0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void tlm_armci_wait_poll(tlm_armci_wait_t *w)
+{
+    tlm_armci_poll(w->call);
+    /* the clock every 256 turns, the peers every TLM_ARMCI_LIVENESS s */
+    if (TLM_ARMCI_LIKELY(++w->spins & 255))
+        return;
+    double t = now_s();
+    if (w->next_check == 0) {
+        w->next_check = t + TLM_ARMCI_LIVENESS;
+        return;
+    }
+    if (t < w->next_check)
+        return;
+    w->next_check = t + TLM_ARMCI_LIVENESS;
+    int lo = w->peer < 0 ? 0 : w->peer;
+    int hi = w->peer < 0 ? tlm_armci.n : w->peer + 1;
+    for (int r = lo; r < hi; r++) {
+        int rc = telemem_rank_alive(r);
+        if (rc == TELEMEM_ERR_PEER_DEAD)
+            tlm_armci_fail(w->call, "rank %d died while this rank waited "
+                           "for %s", r,
+                           w->peer < 0 ? "another rank" : "it");
+        if (rc != TELEMEM_OK)
+            tlm_armci_rc_slow(w->call, rc, "asking whether rank %d is alive",
+                              r);
+    }
 }
 
 void PARMCI_Error(const char *msg, int code)

@@ -158,8 +158,11 @@ static void waiter_add(waiter_t *w)
 
 static void waiter_wait(const char *call, waiter_t *w)
 {
+    /* any rank may hold the mutex: watch them all */
+    tlm_armci_wait_t aw;
+    tlm_armci_wait_init(&aw, call, -1);
     while (!atomic_load_explicit(&w->done, memory_order_acquire))
-        tlm_armci_poll(call);
+        tlm_armci_wait_poll(&aw);
     pthread_mutex_lock(&tlm_armci.lock);
     for (waiter_t **pp = &waiters; *pp; pp = &(*pp)->next)
         if (*pp == w) {

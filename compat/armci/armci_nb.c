@@ -1,7 +1,8 @@
 /* armci_nb.c - non-blocking contiguous calls and handles.  Every Nb call
  * is a Telemem implicit-handle (nbi) operation; the ARMCI handle records
  * its target (or "several"), and ARMCI_Wait completes it with
- * telemem_fence (one target) or telemem_quiet (several).  A NULL handle
+ * telemem_fence (one target) or telemem_quiet (several); ARMCI_Test asks
+ * telemem_fence_test / telemem_quiet_test.  A NULL handle
  * leaves completion to ARMCI_WaitProc / _WaitAll / fences. */
 #include "armci_internal.h"
 
@@ -116,9 +117,21 @@ TLM_ARMCI_ALIAS(Wait);
 
 int PARMCI_Test(armci_hdl_t *hdl)
 {
-    /* Telemem cannot test a fence without waiting; completing the handle
-     * here is what ARMCI-MPI does too.  0 = complete. */
-    PARMCI_Wait(hdl);
+    /* ARMCI's convention (ARMCI-MPI's MPI-3 build): 0 = complete, 1 = not
+     * yet.  Complete is what ARMCI_Wait would give, and spends the handle
+     * the same way. */
+    static const char call[] = "ARMCI_Test";
+    tlm_armci_check_ready(call);
+    if (!hdl)
+        tlm_armci_fail(call, "handle is NULL");
+    int t = hdl->target, done = 1;
+    if (t >= 0 && t < tlm_armci.n)
+        tlm_armci_rc(call, telemem_fence_test(t, &done), "proc %d", t);
+    else if (t == HDL_MANY)
+        tlm_armci_rc(call, telemem_quiet_test(&done), "several targets");
+    if (!done)
+        return 1;
+    hdl->target = HDL_NONE;
     return 0;
 }
 TLM_ARMCI_ALIAS(Test);

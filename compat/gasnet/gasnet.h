@@ -725,10 +725,10 @@ GASNETC_API void gasnet_memset_nbi(gasnet_node_t node, void *dest, int val,
 /**
  * Complete the implicit-handle operations outside access regions.  Each
  * completes every outstanding operation of this node (telemem_quiet()).
- * The try_ forms do the same and return GASNET_OK: Telemem has no
- * non-blocking test of quiet, so they wait (one round trip to each target
- * with outstanding operations) instead of returning GASNET_ERR_NOT_READY.
- * Not allowed inside an access region (fatal).
+ * The try_ forms poll once without waiting (telemem_quiet_test()):
+ * GASNET_OK when every such operation is complete (as after the wait_
+ * form), else GASNET_ERR_NOT_READY.  Not allowed inside an access region
+ * (fatal).
  */
 GASNETC_API void gasnet_wait_syncnbi_gets(void);
 GASNETC_API void gasnet_wait_syncnbi_puts(void);

@@ -680,22 +680,39 @@ void gasnet_wait_syncnbi_all(void)
     sync_nbi("gasnet_wait_syncnbi_all");
 }
 
+/* Poll once: GASNET_OK when every implicit-handle operation is complete
+ * (as after sync_nbi), else GASNET_ERR_NOT_READY.  Gets, puts and all share
+ * it: completing more than asked is allowed, and telemem_quiet_test sends
+ * its flush requests once, so a loop of tries does not flood the targets. */
+static int try_nbi(const char *what)
+{
+    check_nbi_sync(what);
+    int ready = 1;
+    if (X.nbi_outstanding) {
+        int rc = telemem_quiet_test(&ready);
+        if (rc != TELEMEM_OK)
+            tlm_gasnet_fatal(what, "an implicit-handle operation failed: %s",
+                             telemem_strerror(rc));
+        if (ready)
+            X.nbi_outstanding = 0;
+    }
+    tlm_gasnet_check_exit();
+    return ready ? GASNET_OK : GASNET_ERR_NOT_READY;
+}
+
 int gasnet_try_syncnbi_gets(void)
 {
-    sync_nbi("gasnet_try_syncnbi_gets");
-    return GASNET_OK;
+    return try_nbi("gasnet_try_syncnbi_gets");
 }
 
 int gasnet_try_syncnbi_puts(void)
 {
-    sync_nbi("gasnet_try_syncnbi_puts");
-    return GASNET_OK;
+    return try_nbi("gasnet_try_syncnbi_puts");
 }
 
 int gasnet_try_syncnbi_all(void)
 {
-    sync_nbi("gasnet_try_syncnbi_all");
-    return GASNET_OK;
+    return try_nbi("gasnet_try_syncnbi_all");
 }
 
 void gasnet_begin_nbi_accessregion(void)

@@ -3,6 +3,7 @@
 #ifndef TLM_CORE_H
 #define TLM_CORE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -127,6 +128,10 @@ int tlm_core_lock_release_all(void);
 void tlm_core_lock_reacquire(int depth);
 int tlm_core_thread_start(void);
 void tlm_core_thread_stop(void);
+/* Bumped by every step of a blocking wait while locking is on: an
+ * application thread that polls by itself, so the progress thread stays
+ * asleep meanwhile (core_thread.c). */
+extern _Atomic uint32_t tlm_core_wait_ticks;
 
 typedef struct tlm_guard {
     bool held;
@@ -233,6 +238,8 @@ void tlm_core_protocol_error(int src, const char *what, size_t len);
 int tlm_core_new_handle(uint32_t idx, telemem_handle_t *h);
 /* Wait for an op to be done (blocking forms); frees it; its status. */
 int tlm_core_op_wait(uint32_t idx);
+/* The same, watching the liveness of peer instead (all ranks when < 0). */
+int tlm_core_op_wait_peer(uint32_t idx, int peer);
 /* Start a get-like op: a request (hdr + data) whose answer is GET_REP
  * stream(s) or ACK; the caller set op fields first via *op_p. */
 int tlm_core_get_alloc(int rank, bool nbi, tlm_op_t **op_p, uint32_t *idx_p);

@@ -1,6 +1,6 @@
 /* core_init.c - the runtime: initialize/finalize, ranks, node detection and
- * transport choice, telemem_poll, and the bounded polling wait every
- * blocking call uses. */
+ * transport choice, telemem_poll, telemem_rank_alive, and the bounded
+ * polling wait every blocking call uses. */
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +73,14 @@ int tlm_core_wait_step(tlm_wait_t *w)
         return TELEMEM_OK;
     }
     if (TLM_UNLIKELY(tlm_core.locking)) {
+        /* This thread polls: the progress thread may sleep (a plain
+         * increment, racy between application threads, only has to
+         * change the value). */
+        atomic_store_explicit(
+            &tlm_core_wait_ticks,
+            atomic_load_explicit(&tlm_core_wait_ticks, memory_order_relaxed) +
+                1,
+            memory_order_relaxed);
         /* Let the progress thread and other threads in between polls. */
         int d = tlm_core_lock_release_all();
         if (w->idle + 1 >= tlm_core.cfg.SPIN_COUNT)
@@ -111,6 +119,22 @@ int telemem_poll(void)
     if (rc != TELEMEM_OK)
         return rc;
     return tlm_am_progress();
+}
+
+int telemem_rank_alive(int rank)
+{
+    TLM_API_GUARD();
+    if (!tlm_core.initialized)
+        return TELEMEM_ERR_NOT_INITIALIZED;
+    if (rank < 0 || rank >= tlm_core.nranks) {
+        tlm_error("rank_alive: rank %d out of range [0, %d)", rank,
+                  tlm_core.nranks);
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    if (rank == tlm_core.rank)
+        return TELEMEM_OK;
+    return tlm_am_peer_alive(rank) == TELEMEM_OK ? TELEMEM_OK
+                                                 : TELEMEM_ERR_PEER_DEAD;
 }
 
 /* ---- start-up ------------------------------------------------------------- */

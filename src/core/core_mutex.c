@@ -304,7 +304,9 @@ static int acquire(const char *what, int cmd, int set, int mutex, int rank,
         tlm_core_op_free(idx);
         return rc;
     }
-    rc = tlm_core_op_wait(idx);
+    /* A lock waits for whichever rank holds the mutex, not only for its
+     * owner: a holder that dies must end the wait too. */
+    rc = tlm_core_op_wait_peer(idx, cmd == MX_LOCK ? -1 : rank);
     if (rc == TELEMEM_OK && got)
         s->held[s->nheld++] = (mx_held_t){mutex, rank};
     if (acquired && rc == TELEMEM_OK)

@@ -300,9 +300,14 @@ void tlm_core_get_started(tlm_op_t *op)
 
 int tlm_core_op_wait(uint32_t idx)
 {
+    return tlm_core_op_wait_peer(idx, tlm_core_op(idx)->rank);
+}
+
+int tlm_core_op_wait_peer(uint32_t idx, int peer)
+{
     tlm_op_t *op = tlm_core_op(idx);
     tlm_wait_t w;
-    tlm_core_wait_init(&w, op->rank);
+    tlm_core_wait_init(&w, peer);
     while (op->state != TLM_OP_DONE) {
         int rc = tlm_core_wait_step(&w);
         if (rc != TELEMEM_OK) {
@@ -444,6 +449,40 @@ int tlm_core_flush_am(int rank)
     return rc;
 }
 
+/* Ask every target in [lo, hi) with un-flushed requests; they answer in
+ * order after applying everything before the FLUSH. */
+static int send_flushes(int lo, int hi)
+{
+    int rc = TELEMEM_OK;
+    for (int r = lo; r < hi; r++) {
+        tlm_core_peer_t *p = &tlm_core.peers[r];
+        if (r == tlm_core.rank || p->unflushed == 0)
+            continue;
+        p->unflushed = 0;
+        p->am_reads = false;
+        p->flush_sent++;
+        tlm_am_hdr_t f = {TLM_AM_FLUSH, 0, 0, p->flush_sent};
+        int src = tlm_am_send_ctrl(r, &f, sizeof(f), NULL, 0);
+        if (src != TELEMEM_OK && rc == TELEMEM_OK)
+            rc = src;
+    }
+    return rc;
+}
+
+/* The first refusal reported by a target in [lo, hi) since the last
+ * quiet/fence (each is reported once). */
+static int take_refusals(int lo, int hi)
+{
+    int rc = TELEMEM_OK;
+    for (int r = lo; r < hi; r++) {
+        tlm_core_peer_t *p = &tlm_core.peers[r];
+        if (p->error != TELEMEM_OK && rc == TELEMEM_OK)
+            rc = p->error;
+        p->error = TELEMEM_OK;
+    }
+    return rc;
+}
+
 int tlm_core_flush(int rank)
 {
     if (rank >= 0 && rank != tlm_core.rank) {
@@ -461,20 +500,9 @@ int tlm_core_flush(int rank)
         if (rc == TELEMEM_OK)
             rc = src;
     }
-    /* Ask every target with un-flushed requests; they answer in order after
-     * applying everything before the FLUSH. */
-    for (int r = lo; r < hi; r++) {
-        tlm_core_peer_t *p = &tlm_core.peers[r];
-        if (r == tlm_core.rank || p->unflushed == 0)
-            continue;
-        p->unflushed = 0;
-        p->am_reads = false;
-        p->flush_sent++;
-        tlm_am_hdr_t f = {TLM_AM_FLUSH, 0, 0, p->flush_sent};
-        int src = tlm_am_send_ctrl(r, &f, sizeof(f), NULL, 0);
-        if (src != TELEMEM_OK && rc == TELEMEM_OK)
-            rc = src;
-    }
+    int src = send_flushes(lo, hi);
+    if (rc == TELEMEM_OK)
+        rc = src;
     for (int r = lo; r < hi && rc == TELEMEM_OK; r++) {
         tlm_core_peer_t *p = &tlm_core.peers[r];
         tlm_wait_t w;
@@ -482,13 +510,57 @@ int tlm_core_flush(int rank)
         while (!peer_complete(p) && rc == TELEMEM_OK)
             rc = tlm_core_wait_step(&w);
     }
-    for (int r = lo; r < hi; r++) {
-        tlm_core_peer_t *p = &tlm_core.peers[r];
-        if (p->error != TELEMEM_OK && rc == TELEMEM_OK)
-            rc = p->error;
-        p->error = TELEMEM_OK;
+    src = take_refusals(lo, hi);
+    return rc == TELEMEM_OK ? src : rc;
+}
+
+/* Next time a test that is still waiting looks at the peers' liveness
+ * (a system call per peer on shm, so not at every call). */
+static double test_next_alive;
+
+/* The non-blocking flush of quiet_test / fence_test (rank < 0: all).  A
+ * FLUSH goes out only to targets with requests since the last one, so
+ * repeated tests send nothing new and only look for the acks. */
+static int flush_test(int rank, int *done)
+{
+    int lo = rank < 0 ? 0 : rank, hi = rank < 0 ? tlm_core.nranks : rank + 1;
+    /* Async direct drivers complete without the target's CPU: this waits
+     * for the local driver only (none on one node, where direct writes
+     * are synchronous). */
+    int rc = tlm_core_direct_flush(rank);
+    if (rc == TELEMEM_OK && (rank < 0 || rank == tlm_core.rank))
+        rc = tlm_am_drain_self(); /* requests to self are handled now */
+    int src = send_flushes(lo, hi);
+    if (rc == TELEMEM_OK)
+        rc = src;
+    if (rc == TELEMEM_OK) {
+        src = tlm_am_progress();
+        if (src < 0)
+            rc = src;
     }
-    return rc;
+    if (rc != TELEMEM_OK)
+        return rc;
+    bool complete = true;
+    for (int r = lo; r < hi && complete; r++)
+        complete = peer_complete(&tlm_core.peers[r]);
+    if (complete) {
+        *done = 1;
+        return take_refusals(lo, hi);
+    }
+    double now = tlm_util_now();
+    if (now >= test_next_alive) {
+        test_next_alive = now + tlm_core.cfg.LIVENESS_INTERVAL;
+        for (int r = lo; r < hi; r++) {
+            if (r == tlm_core.rank || peer_complete(&tlm_core.peers[r]))
+                continue;
+            if (tlm_am_peer_alive(r) != TELEMEM_OK) {
+                tlm_error("rank %d has died", r);
+                return TELEMEM_ERR_PEER_DEAD;
+            }
+        }
+    }
+    *done = 0;
+    return TELEMEM_OK;
 }
 
 int telemem_quiet(void)
@@ -510,6 +582,36 @@ int telemem_fence(int rank)
         return TELEMEM_ERR_INVALID_ARG;
     }
     return tlm_core_flush(rank);
+}
+
+int telemem_quiet_test(int *done)
+{
+    TLM_API_GUARD();
+    int rc = tlm_core_check_comm();
+    if (rc != TELEMEM_OK)
+        return rc;
+    if (!done) {
+        tlm_error("quiet_test: done is NULL");
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    return flush_test(-1, done);
+}
+
+int telemem_fence_test(int rank, int *done)
+{
+    TLM_API_GUARD();
+    int rc = tlm_core_check_comm();
+    if (rc != TELEMEM_OK)
+        return rc;
+    if (rank < 0 || rank >= tlm_core.nranks || !done) {
+        if (!done)
+            tlm_error("fence_test: done is NULL");
+        else
+            tlm_error("fence_test: rank %d out of range [0, %d)", rank,
+                      tlm_core.nranks);
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    return flush_test(rank, done);
 }
 
 /* ---- target side ---------------------------------------------------------- */

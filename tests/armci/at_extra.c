@@ -2,8 +2,13 @@
  * ARMCI tests use it; ARMCI-MPI lacks it, so this test runs on libarmci
  * only): armci_msg_init / _finalize around ARMCI_Init, armci_notify /
  * armci_notify_wait, armci_msg_reduce, armci_exchange_address(_grp), the
- * node-scope (clus) reductions; and two cases where ARMCI-MPI 0.3.1 is
- * wrong (0 bytes on every rank; absmax over the node scope). */
+ * node-scope (clus) reductions; ARMCI_Test reporting 1 while the target
+ * is stopped (SIGSTOP: ARMCI-MPI's Test completes at once); and two cases
+ * where ARMCI-MPI 0.3.1 is wrong (0 bytes on every rank; absmax over the
+ * node scope). */
+#include <errno.h>
+#include <signal.h>
+
 #include "at.h"
 
 #include <armcix.h>
@@ -123,6 +128,74 @@ static void test_reduce_exchange(void)
     AT_ASSERT(strcmp(b, "abc") == 0, "clus brdcst");
 }
 
+/* Wait until pid is in state T (stopped) as /proc reports it. */
+static void wait_stopped(long pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    for (;;) {
+        FILE *f = fopen(path, "r");
+        AT_ASSERT(f, "open %s: %s", path, strerror(errno));
+        size_t k = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[k] = '\0';
+        const char *p = strrchr(buf, ')');
+        AT_ASSERT(p && p[1] == ' ', "cannot parse %s", path);
+        if (p[2] == 'T' || p[2] == 't')
+            return;
+        usleep(1000);
+    }
+}
+
+/* ARMCI_Test says 1 (not complete), every time, while the target cannot
+ * run (the other ranks stop themselves; rank 0 resumes them once /proc
+ * shows them stopped: no timing), then 0 with the data in place. */
+static void test_test_pending(void **base)
+{
+    if (at_n < 2)
+        return;
+    long *mine = (long *)((char *)base[at_me] + 2048);
+    mine[0] = (long)getpid();
+    mine[1] = 0;
+    ARMCI_Barrier();
+    long *pids = calloc((size_t)at_n, sizeof *pids);
+    AT_ASSERT(pids, "out of memory");
+    if (at_me == 0)
+        for (int r = 1; r < at_n; r++)
+            AT_OK(ARMCI_Get((char *)base[r] + 2048, &pids[r], sizeof(long),
+                            r));
+    ARMCI_Barrier();
+    if (at_me != 0) {
+        raise(SIGSTOP); /* rank 0 resumes us */
+    } else {
+        for (int r = 1; r < at_n; r++)
+            wait_stopped(pids[r]);
+        /* an accumulate: never on the direct path, which would complete
+         * a put to the same-node block at once (the word is 0) */
+        long v = 4242, one = 1;
+        armci_hdl_t h;
+        ARMCI_INIT_HANDLE(&h);
+        AT_OK(ARMCI_NbAcc(ARMCI_ACC_LNG, &one, &v,
+                          (char *)base[1] + 2048 + sizeof(long), sizeof v, 1,
+                          &h));
+        for (int k = 0; k < 10; k++)
+            AT_ASSERT(ARMCI_Test(&h) == 1,
+                      "ARMCI_Test with the target stopped");
+        for (int r = 1; r < at_n; r++)
+            AT_ASSERT(kill((pid_t)pids[r], SIGCONT) == 0, "SIGCONT %ld: %s",
+                      pids[r], strerror(errno));
+        int rc;
+        while ((rc = ARMCI_Test(&h)) != 0)
+            AT_ASSERT(rc == 1, "ARMCI_Test returned %d", rc);
+        AT_ASSERT(ARMCI_Test(&h) == 0, "ARMCI_Test of a spent handle");
+    }
+    ARMCI_Barrier();
+    if (at_me == 1)
+        AT_ASSERT(mine[1] == 4242, "tested NbAcc: %ld", mine[1]);
+    free(pids);
+    ARMCI_Barrier();
+}
+
 int main(int argc, char **argv)
 {
     at_proc_line();
@@ -134,6 +207,7 @@ int main(int argc, char **argv)
     void **base = at_ptrs();
     AT_OK(ARMCI_Malloc(base, 4096));
     test_notify(base);
+    test_test_pending(base);
     test_reduce_exchange();
     AT_OK(ARMCI_Free(base[at_me]));
     test_all_zero();

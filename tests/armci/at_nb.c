@@ -1,6 +1,7 @@
 /* at_nb.c - non-blocking calls: ARMCI_NbPut / _NbGet / _NbAcc, the strided
  * and vector Nb forms, NbPutValue*, handles (ARMCI_INIT_HANDLE, aggregate
- * handles over several targets, ARMCI_Wait, ARMCI_Test), NULL handles
+ * handles over several targets, ARMCI_Wait, ARMCI_Test as the only
+ * completion), NULL handles
  * completed by ARMCI_WaitProc / ARMCI_WaitAll. */
 #include "at.h"
 
@@ -77,6 +78,58 @@ static void test_aggregate(void **base)
                            (unsigned)(r * 100 + at_me)) < 0,
                   "aggregate put from %d", r);
     free(out);
+    ARMCI_Barrier();
+}
+
+/* Test handle h until it says complete (0); anything but 0 or 1 fails.
+ * Nothing assumes Test ever says 1 (ARMCI-MPI's completes at once). */
+static void test_until_done(armci_hdl_t *h, const char *what)
+{
+    int rc;
+    while ((rc = ARMCI_Test(h)) != 0)
+        AT_ASSERT(rc == 1, "ARMCI_Test (%s) returned %d", what, rc);
+    /* spent: testing or waiting again says complete */
+    AT_ASSERT(ARMCI_Test(h) == 0, "ARMCI_Test again (%s)", what);
+    AT_OK(ARMCI_Wait(h));
+}
+
+/* ARMCI_Test as the only completion: a get has its data once Test says
+ * 0, for one target and for an aggregate handle over every rank; a put
+ * tested complete is in place after the barrier. */
+static void test_test(void **base)
+{
+    int to = (at_me + 1) % at_n, from = (at_me + at_n - 1) % at_n;
+    armci_hdl_t h;
+    ARMCI_INIT_HANDLE(&h);
+    AT_ASSERT(ARMCI_Test(&h) == 0, "ARMCI_Test of an empty handle");
+    at_fill(slot(base, at_me, 6), SLOT, (unsigned)(at_me * 7 + 3));
+    ARMCI_Barrier();
+    char *in = malloc((size_t)at_n * SLOT);
+    AT_OK(ARMCI_NbGet(slot(base, to, 6), in, SLOT, to, &h));
+    test_until_done(&h, "NbGet");
+    AT_ASSERT(at_check(in, SLOT, (unsigned)(to * 7 + 3)) < 0, "tested NbGet");
+    memset(in, 0, (size_t)at_n * SLOT);
+    ARMCI_INIT_HANDLE(&h);
+    ARMCI_SET_AGGREGATE_HANDLE(&h);
+    for (int p = 0; p < at_n; p++)
+        AT_OK(ARMCI_NbGet(slot(base, p, 6), in + (size_t)p * SLOT, SLOT, p,
+                          &h));
+    test_until_done(&h, "aggregate NbGet");
+    ARMCI_UNSET_AGGREGATE_HANDLE(&h);
+    for (int p = 0; p < at_n; p++)
+        AT_ASSERT(at_check(in + (size_t)p * SLOT, SLOT,
+                           (unsigned)(p * 7 + 3)) < 0,
+                  "tested aggregate NbGet from %d", p);
+    ARMCI_Barrier();
+    at_fill(in, SLOT, (unsigned)(at_me * 7 + 5));
+    ARMCI_INIT_HANDLE(&h);
+    AT_OK(ARMCI_NbPut(in, slot(base, to, 7), SLOT, to, &h));
+    test_until_done(&h, "NbPut");
+    ARMCI_Barrier();
+    AT_ASSERT(at_check(slot(base, at_me, 7), SLOT,
+                       (unsigned)(from * 7 + 5)) < 0,
+              "tested NbPut");
+    free(in);
     ARMCI_Barrier();
 }
 
@@ -184,6 +237,7 @@ int main(int argc, char **argv)
     ARMCI_Barrier();
     test_contig(base);
     test_aggregate(base);
+    test_test(base);
     test_strided_vector_values(base);
     AT_OK(ARMCI_Free(base[at_me]));
     free(base);

@@ -6,7 +6,9 @@
  * Argument "keep" (telemem-run --keep-going, TELEMEM_TIMEOUT=30): the
  * survivors' calls must return TELEMEM_ERR_PEER_DEAD (TELEMEM_ERR_TIMED_OUT
  * is tolerated and reported) - the loop's failing call, then a barrier, a
- * get from the dead rank and a put + quiet to it - and they exit 0. */
+ * get from the dead rank and a put + quiet to it - and they exit 0; in
+ * between telemem_rank_alive() names the dead rank and quiet_test after a
+ * put to it returns PEER_DEAD too. */
 #include <signal.h>
 
 #include "tt.h"
@@ -82,6 +84,17 @@ int main(int argc, char **argv)
         TT_FAIL("still alive 60 s after rank %d died", victim);
     }
 
+    /* telemem_rank_alive: the dead rank and the survivors */
+    TT_EXPECT(telemem_rank_alive(victim), TELEMEM_ERR_PEER_DEAD);
+    for (int r = 0; r < victim; r++)
+        TT_CHECK(telemem_rank_alive(r));
+    /* quiet_test after a put to the dead rank */
+    int done = 0;
+    t0 = tt_now();
+    rc = telemem_put_nbi(victim, bases[victim], buf, 8);
+    while (rc == TELEMEM_OK && !done)
+        rc = telemem_quiet_test(&done);
+    report("put + quiet_test to the dead rank", rc, t0);
     t0 = tt_now();
     report("barrier", telemem_barrier(), t0);
     t0 = tt_now();

@@ -3,7 +3,12 @@
  * guard bytes on both sides of the target and misaligned addresses; source
  * reuse right after non-bulk puts; memset in all three forms; the value
  * forms for 1..8 bytes; syncnb_all/_some and the try forms; access
- * regions; and the fatal checks' happy paths (0 bytes, self). */
+ * regions; try_syncnbi not ready while the targets are stopped (SIGSTOP);
+ * and the fatal checks' happy paths (0 bytes, self). */
+#include <errno.h>
+#include <signal.h>
+#include <unistd.h>
+
 #include "gt.h"
 
 /* Each node owns one slice of every node's segment. */
@@ -105,7 +110,8 @@ static void one_put(int op, int node, size_t off, size_t n, uint64_t key,
         break;
     case OP_PUT_NBI_BULK:
         gasnet_put_nbi_bulk(nd, dst, src, n);
-        GT_SAFE(gasnet_try_syncnbi_all());
+        while (gasnet_try_syncnbi_all() == GASNET_ERR_NOT_READY)
+            ;
         break;
     case OP_PUT_REGION:
         gasnet_begin_nbi_accessregion();
@@ -173,7 +179,8 @@ static void gets(int node, size_t off, size_t n, uint64_t key, uint8_t *src,
             break;
         case 5:
             gasnet_get_nbi_bulk(d, nd, rem, n);
-            GT_SAFE(gasnet_try_syncnbi_gets());
+            while (gasnet_try_syncnbi_gets() == GASNET_ERR_NOT_READY)
+                ;
             break;
         case 6:
             gasnet_begin_nbi_accessregion();
@@ -262,6 +269,92 @@ static void lists(int node, uint8_t *src, uint8_t *dst)
             GT_FAIL("list transfer %d from node %d", i, node);
 }
 
+/* Wait until pid is in state T (stopped) as /proc reports it. */
+static void wait_stopped(int pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    for (;;) {
+        FILE *f = fopen(path, "r");
+        GT_ASSERT(f, "open %s: %s", path, strerror(errno));
+        size_t k = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[k] = '\0';
+        const char *p = strrchr(buf, ')');
+        GT_ASSERT(p && p[1] == ' ', "cannot parse %s", path);
+        if (p[2] == 'T' || p[2] == 't')
+            return;
+        usleep(1000);
+    }
+}
+
+/* The try_syncnbi forms report GASNET_ERR_NOT_READY, every time, while the
+ * targets cannot poll (the other nodes stop themselves with SIGSTOP; node 0
+ * resumes them once /proc shows them stopped: no timing), and GASNET_OK
+ * once they ran, with the memsets (active messages) complete. */
+static void try_nbi_stopped(void)
+{
+    if (gt_n < 2)
+        return;
+    /* my slice in my own segment: this node's pid, then the put's target */
+    uint64_t *mine = (uint64_t *)(void *)slice(gt_me);
+    mine[0] = (uint64_t)getpid();
+    mine[1] = 0;
+    mine[2] = 0;
+    gt_barrier();
+    uint64_t *pids = calloc((size_t)gt_n, sizeof *pids);
+    uint64_t *got = calloc((size_t)gt_n, sizeof *got);
+    GT_ASSERT(pids && got, "calloc");
+    if (gt_me == 0)
+        for (int r = 1; r < gt_n; r++)
+            gasnet_get(&pids[r], (gasnet_node_t)r,
+                       (char *)seg[r].addr + (size_t)r * SLICE, 8);
+    gt_barrier();
+    if (gt_me != 0) {
+        raise(SIGSTOP); /* node 0 resumes us */
+    } else {
+        for (int r = 1; r < gt_n; r++)
+            wait_stopped((int)pids[r]);
+        /* Only active messages (memset): a put or get to a same-node
+         * segment may take Telemem's direct path, which completes at once
+         * or, after an earlier AM operation, waits for the stopped node
+         * (issue order). */
+        for (int r = 1; r < gt_n; r++) {
+            uint64_t *theirs = (uint64_t *)(void *)((char *)seg[r].addr +
+                                                    (size_t)r * SLICE);
+            gasnet_memset_nbi((gasnet_node_t)r, &theirs[1], 0x7e, 8);
+            gasnet_memset_nbi((gasnet_node_t)r, &theirs[2], 0x5c, 8);
+        }
+        for (int k = 0; k < 10; k++) {
+            GT_EXPECT(gasnet_try_syncnbi_puts(), GASNET_ERR_NOT_READY);
+            GT_EXPECT(gasnet_try_syncnbi_gets(), GASNET_ERR_NOT_READY);
+            GT_EXPECT(gasnet_try_syncnbi_all(), GASNET_ERR_NOT_READY);
+        }
+        for (int r = 1; r < gt_n; r++)
+            GT_ASSERT(kill((pid_t)pids[r], SIGCONT) == 0, "SIGCONT %d: %s",
+                      (int)pids[r], strerror(errno));
+        while (gasnet_try_syncnbi_all() == GASNET_ERR_NOT_READY)
+            ;
+        for (int r = 1; r < gt_n; r++) /* complete: read them back */
+            gasnet_get(&got[r], (gasnet_node_t)r,
+                       (char *)seg[r].addr + (size_t)r * SLICE + 16, 8);
+        for (int r = 1; r < gt_n; r++)
+            GT_ASSERT(got[r] == 0x5c5c5c5c5c5c5c5cull,
+                      "memset_nbi to node %d: 0x%" PRIx64, r, got[r]);
+        GT_SAFE(gasnet_try_syncnbi_puts()); /* nothing outstanding */
+    }
+    gt_barrier();
+    if (gt_me != 0) {
+        GT_ASSERT(mine[1] == 0x7e7e7e7e7e7e7e7eull,
+                  "memset_nbi from node 0: 0x%" PRIx64, mine[1]);
+        GT_ASSERT(mine[2] == 0x5c5c5c5c5c5c5c5cull,
+                  "memset_nbi from node 0: 0x%" PRIx64, mine[2]);
+    }
+    free(pids);
+    free(got);
+    gt_barrier();
+}
+
 int main(int argc, char **argv)
 {
     int nodes_guess = atoi(getenv("TELEMEM_NRANKS") ? getenv("TELEMEM_NRANKS")
@@ -295,6 +388,7 @@ int main(int argc, char **argv)
         values(node);
         lists(node, src, tmp);
     }
+    try_nbi_stopped();
     /* Blocking ops of 0 bytes and gets/puts with self are fine anywhere. */
     gasnet_put((gasnet_node_t)gt_me, slice(gt_me), NULL, 0);
     gasnet_get(NULL, (gasnet_node_t)gt_me, slice(gt_me), 0);
