@@ -173,7 +173,13 @@ int main(int argc, char **argv)
         telemem_finalize();
         return 2;
     }
+    /* Room for the largest contiguous put and for every strided patch
+     * (rows row + 128 bytes apart at the target, row + 64 here), past the
+     * 64-byte offset the puts start at. */
     size_t span = 2 * (4194304 + 65536);
+    for (size_t i = 0; i < NR; i++)
+        if ((STRIDED_TOTAL / rows[i]) * (rows[i] + 128) + 128 > span)
+            span = (STRIDED_TOTAL / rows[i]) * (rows[i] + 128) + 128;
     void *bases[2];
     rc = telemem_malloc_all(span, bases);
     char *local = malloc(span);
