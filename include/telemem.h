@@ -15,6 +15,11 @@
  * inside its poll loop: whenever the target calls any Telemem function that
  * waits, or telemem_poll().  A rank that computes for a long time without
  * calling Telemem delays the requests sent to it (it never loses them).
+ * Exception, the direct path (TELEMEM_DIRECT, docs/direct.md): puts, gets
+ * and atomics that a driver can carry (by default on one node every one to
+ * a telemem_malloc_all block; over a network, large ones) are done by the
+ * initiator without the target's CPU, with the same range checks, ordering
+ * and completion rules.
  *
  * Status.  Every function returning int returns TELEMEM_OK (0) on success or
  * a negative TELEMEM_ERR_* code; telemem_strerror() turns it into text.
