@@ -30,6 +30,7 @@ typedef struct tlm_transport_params {
     long shm_ring;
     bool progress_thread;    /* this process sleeps on a doorbell */
     const char *ofi_provider; /* TELEMEM_OFI_PROVIDER, "" = libfabric's pick */
+    const char *ofi_rxm_rx_size; /* FI_OFI_RXM_MSG_RX_SIZE to set, "" = none */
     bool direct;             /* TELEMEM_DIRECT is not never: open a driver */
     bool direct_cma;         /* TELEMEM_DIRECT_CMA: window may use CMA */
     size_t reg_cache_max;     /* TELEMEM_REG_CACHE_MAX: direct-path pinning */

@@ -7,6 +7,8 @@ TLM_CONFIG(TRANSPORT, STRING, "auto",
            "Transport to other ranks: auto (shm on this node, the first usable network transport to other nodes), shm, ofi or ucx (all ranks)")
 TLM_CONFIG(OFI_PROVIDER, STRING, "",
            "libfabric provider for the ofi transport, e.g. tcp;ofi_rxm, shm, verbs;ofi_rxm; empty = libfabric's first reliable-datagram provider")
+TLM_CONFIG(OFI_RXM_RX_SIZE, INT, "1024",
+           "ofi over ofi_rxm (tcp, verbs): depth of rxm's shared receive pool of 16 KiB buffers, set as FI_OFI_RXM_MSG_RX_SIZE unless that is set or FI_OFI_RXM_USE_SRX is off (rxm's own default, 4096, costs 64 MiB per process); 0 = leave libfabric's default")
 TLM_CONFIG(SHM_BUF_SIZE, SIZE, "16k",
            "Payload bytes of one shared-memory message buffer; larger transfers are cut into fragments of this size")
 TLM_CONFIG(SHM_BUF_COUNT, INT, "256",

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "telemem.h"
 #include "core/core_config.h"
@@ -175,6 +176,20 @@ bool tlm_core_config_profile_path(const tlm_config_t *cfg, char *buf,
         k = snprintf(buf, n, "%s/.cache/telemem/direct.profile", home);
     else
         return false;
+    return k > 0 && (size_t)k < n;
+}
+
+bool tlm_core_config_rxm_rx_size(const tlm_config_t *cfg, char *buf,
+                                  size_t n)
+{
+    const char *srx = getenv("FI_OFI_RXM_USE_SRX");
+    bool srx_off = srx && (!strcmp(srx, "0") || !strcasecmp(srx, "off") ||
+                           !strcasecmp(srx, "false") ||
+                           !strcasecmp(srx, "no"));
+    if (cfg->OFI_RXM_RX_SIZE <= 0 || srx_off ||
+        getenv("FI_OFI_RXM_MSG_RX_SIZE"))
+        return false;
+    int k = snprintf(buf, n, "%ld", (long)cfg->OFI_RXM_RX_SIZE);
     return k > 0 && (size_t)k < n;
 }
 

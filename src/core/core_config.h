@@ -31,6 +31,11 @@ void tlm_core_config_append(const char *text);
 /* Where the direct-path calibration profile is: TELEMEM_DIRECT_PROFILE,
  * else $XDG_CACHE_HOME/telemem/direct.profile, else
  * $HOME/.cache/telemem/direct.profile.  False when none can be named. */
+/* The value to give libfabric's FI_OFI_RXM_MSG_RX_SIZE (TELEMEM_OFI_RXM_RX_SIZE)
+ * in buf: false when it is to be left alone (0, the user set it, or rxm's
+ * shared receive pool is off). */
+bool tlm_core_config_rxm_rx_size(const tlm_config_t *cfg, char *buf,
+                                  size_t n);
 bool tlm_core_config_profile_path(const tlm_config_t *cfg, char *buf,
                                   size_t n);
 /* True when a PMIx launcher (mpirun, srun --mpi=pmix) started this process:

@@ -131,11 +131,18 @@ static tlm_boot_t *singleton(void)
 static int open_tp(tlm_boot_t *b, int rank, int size, bool *same,
                    tlm_transport_t **tp)
 {
+    /* The configuration's transport settings, as core would pass them. */
+    static char rxm[24];
+    tlm_config_t cfg;
+    if (tlm_core_config_init(&cfg) != TELEMEM_OK ||
+        !tlm_core_config_rxm_rx_size(&cfg, rxm, sizeof(rxm)))
+        rxm[0] = '\0';
+    tlm_core_config_fini();
     tlm_transport_params_t p = {
         .rank = rank, .size = size, .boot = b,
         .jobid = tlm_core_boot_jobid(b), .same_node = same,
-        .ofi_provider = opt.provider, .net_max_peers = opt.max_peers,
-        .deliver = deliver,
+        .ofi_provider = opt.provider, .ofi_rxm_rx_size = rxm,
+        .net_max_peers = opt.max_peers, .deliver = deliver,
     };
     int rc = backend()->check(&p);
     return rc == TELEMEM_OK ? backend()->open(&p, tp) : rc;

@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "telemem.h"
 #include "backends/ofi/ofi_direct.h"
@@ -66,6 +65,7 @@ typedef struct ofi_transport {
     struct fid_cq *cq;
     struct fid_av *av;
     struct fid_ep *ep;
+    bool ep_enabled; /* fi_enable succeeded */
     struct fid_mr *mr;
     void *mr_desc;
     fi_addr_t *addrs;      /* by rank: FI_ADDR_NOTAVAIL until contact */
@@ -327,8 +327,14 @@ static void ofi_close(tlm_transport_t *tp)
         while (ot->ntx_free < OFI_TX_COUNT && tlm_util_now() < end)
             ofi_progress(tp, 64);
     }
-    if (ot->ep)
+    /* libfabric 1.17's shm provider crashes closing an endpoint whose
+     * fi_enable failed (its region was never mapped; seen with a stale
+     * /dev/shm/<pid>:0:0 of a killed process: EBUSY).  The process is
+     * failing anyway: leave it open. */
+    if (ot->ep && ot->ep_enabled)
         fi_close(&ot->ep->fid);
+    else if (ot->ep)
+        tlm_debug("endpoint left open: fi_enable failed");
     if (tp->direct) /* after the endpoint, before the domain */
         tp->direct->ops->close(tp->direct);
     tp->direct = NULL;
@@ -382,26 +388,21 @@ static const tlm_transport_ops_t ofi_ops = {
 /* ofi_rxm (tcp, verbs) pre-posts a shared receive pool of
  * FI_OFI_RXM_MSG_RX_SIZE bounce buffers of 16 KiB at endpoint open, 4096
  * by default: 70 MiB per process whatever the number of peers.  1024
- * buffers (16 MiB) keep a process that talks to 8 of 1,024 peers at 44
- * MiB instead of 95 (docs/transports.md).  A value the user set wins; it
- * must be set before libfabric's first fi_getinfo in the process (rxm
- * reads it once), which is ours unless MPI started libfabric first.
- * Without the shared pool (FI_OFI_RXM_USE_SRX=0) the same variable sizes
- * each connection's buffers, 128 by default: left alone then. */
-static void rxm_defaults(void)
+ * buffers (TELEMEM_OFI_RXM_RX_SIZE's default, 16 MiB) keep a process that
+ * talks to 8 of 1,024 peers at 44 MiB instead of 95 (docs/transports.md).
+ * Core decides (the user's FI_ settings win); it must be set before
+ * libfabric's first fi_getinfo in the process (rxm reads it once), which
+ * is ours unless MPI started libfabric first. */
+static void rxm_defaults(const char *rx_size)
 {
-    const char *srx = getenv("FI_OFI_RXM_USE_SRX");
-    bool srx_off = srx && (!strcmp(srx, "0") || !strcasecmp(srx, "off") ||
-                           !strcasecmp(srx, "false") || !strcasecmp(srx, "no"));
-    if (!srx_off && !getenv("FI_OFI_RXM_MSG_RX_SIZE"))
-        setenv("FI_OFI_RXM_MSG_RX_SIZE", "1024", 0);
+    if (rx_size && rx_size[0])
+        setenv("FI_OFI_RXM_MSG_RX_SIZE", rx_size, 0);
 }
 
 /* Ask libfabric for an RDM endpoint with ordered sends (and RMA for the
  * ofi-rma direct path when rma and the provider offers it). */
 static struct fi_info *get_info_caps(const char *prov, bool rma)
 {
-    rxm_defaults();
     struct fi_info *hints = fi_allocinfo(), *info = NULL;
     if (!hints)
         return NULL;
@@ -425,8 +426,11 @@ static struct fi_info *get_info_caps(const char *prov, bool rma)
     return info;
 }
 
-static struct fi_info *get_info(const char *prov, bool rma)
+static struct fi_info *get_info(const tlm_transport_params_t *p)
 {
+    const char *prov = p->ofi_provider;
+    bool rma = p->direct;
+    rxm_defaults(p->ofi_rxm_rx_size);
     struct fi_info *info = rma ? get_info_caps(prov, true) : NULL;
     return info ? info : get_info_caps(prov, false);
 }
@@ -450,7 +454,7 @@ static int ofi_query(const tlm_transport_params_t *p, bool *reach)
 
 static int ofi_available(const tlm_transport_params_t *p)
 {
-    struct fi_info *info = get_info(p->ofi_provider, p->direct);
+    struct fi_info *info = get_info(p);
     if (!info)
         return 0;
     fi_freeinfo(info);
@@ -498,7 +502,7 @@ static int ofi_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     }
     for (int r = 0; r < p->size; r++)
         ot->addrs[r] = FI_ADDR_NOTAVAIL;
-    ot->info = get_info(p->ofi_provider, p->direct);
+    ot->info = get_info(p);
     if (!ot->info) {
         tlm_error("libfabric has no reliable-datagram provider with ordered "
                   "sends%s%s (fi_info -t FI_EP_RDM lists them; "
@@ -535,6 +539,7 @@ static int ofi_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
             "fi_ep_bind(cq)");
     OFI_TRY(fi_ep_bind(ot->ep, &ot->av->fid, 0), "fi_ep_bind(av)");
     OFI_TRY(fi_enable(ot->ep), "fi_enable");
+    ot->ep_enabled = true;
     if (ot->info->domain_attr->mr_mode & FI_MR_LOCAL) {
         OFI_TRY(fi_mr_reg(ot->domain, ot->pool,
                           (size_t)(OFI_RX_COUNT + OFI_TX_COUNT) * OFI_MSG,
