@@ -336,7 +336,7 @@ static void seg_chain(win_rkey_t *rk, const tlm_direct_seg_t *segs, int nsegs,
                      s->count);
             continue;
         }
-        if (i < nsegs - 1 || s->count == 0 || s->block == 1 ||
+        if (i < nsegs - 1 || s->count == 0 || s->block <= 1 ||
             s->block == 2 || s->block == 4 || s->block == 8) {
             win_rows(rem, s->remote_stride, loc, s->local_stride, s->block,
                      s->count);
