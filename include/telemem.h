@@ -47,9 +47,7 @@
  * TELEMEM_PROGRESS_THREAD=on (or TELEMEM_INIT_PROGRESS_THREAD) a thread per
  * process applies them while the application computes or spins on a plain
  * load of its own memory; it sleeps when idle and senders wake it, so an
- * idle job costs next to no CPU.  While an application thread waits inside
- * a blocking call (which polls by itself) the thread naps instead of
- * competing with it, and resumes within 0.2 ms of the last such wait.  Active-message handlers may then run on
+ * idle job costs next to no CPU.  Active-message handlers may then run on
  * that thread (never concurrently with a Telemem call of the process).
  *
  * Errors at the target.  A put or get whose remote range is not entirely

@@ -3,7 +3,6 @@
 #ifndef TLM_CORE_H
 #define TLM_CORE_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -128,10 +127,6 @@ int tlm_core_lock_release_all(void);
 void tlm_core_lock_reacquire(int depth);
 int tlm_core_thread_start(void);
 void tlm_core_thread_stop(void);
-/* Bumped by every step of a blocking wait while locking is on: an
- * application thread that polls by itself, so the progress thread stays
- * asleep meanwhile (core_thread.c). */
-extern _Atomic uint32_t tlm_core_wait_ticks;
 
 typedef struct tlm_guard {
     bool held;

@@ -73,14 +73,6 @@ int tlm_core_wait_step(tlm_wait_t *w)
         return TELEMEM_OK;
     }
     if (TLM_UNLIKELY(tlm_core.locking)) {
-        /* This thread polls: the progress thread may sleep (a plain
-         * increment, racy between application threads, only has to
-         * change the value). */
-        atomic_store_explicit(
-            &tlm_core_wait_ticks,
-            atomic_load_explicit(&tlm_core_wait_ticks, memory_order_relaxed) +
-                1,
-            memory_order_relaxed);
         /* Let the progress thread and other threads in between polls. */
         int d = tlm_core_lock_release_all();
         if (w->idle + 1 >= tlm_core.cfg.SPIN_COUNT)

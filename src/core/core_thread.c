@@ -2,8 +2,7 @@
  * points take under TELEMEM_THREAD_MULTIPLE or with a progress thread, and
  * the optional progress thread that serves requests while the application
  * does not call Telemem (it spins briefly, then sleeps until a sender rings
- * the transport's doorbell; it naps while an application thread polls
- * inside a blocking wait). */
+ * the transport's doorbell). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -79,36 +78,10 @@ static _Atomic bool stop;
 #define SLEEP_MAX_MS 50
 #define SLEEP_PENDING_MS 1
 
-/* While an application thread is inside a blocking wait it polls itself:
- * the progress thread would only compete with it for the lock and, on a
- * small machine, for the CPU.  It then naps (doorbell not armed: senders
- * pay nothing) and looks again; once the waits stop, it runs as before
- * within one nap. */
-_Atomic uint32_t tlm_core_wait_ticks;
-#define WAIT_NAP_US 200
-
-static bool app_polling(uint32_t *seen)
-{
-    uint32_t t =
-        atomic_load_explicit(&tlm_core_wait_ticks, memory_order_relaxed);
-    if (t == *seen)
-        return false;
-    *seen = t;
-    return true;
-}
-
 static void *progress_main(void *arg)
 {
     int idle = 0;
-    uint32_t seen =
-        atomic_load_explicit(&tlm_core_wait_ticks, memory_order_relaxed);
     while (!atomic_load_explicit(&stop, memory_order_acquire)) {
-        if (app_polling(&seen)) {
-            idle = 0;
-            struct timespec ts = {0, WAIT_NAP_US * 1000L};
-            nanosleep(&ts, NULL);
-            continue;
-        }
         tlm_core_lock_slow();
         int n = tlm_am_progress();
         bool pending = tlm_am.pending != NULL;
