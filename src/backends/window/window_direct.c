@@ -290,7 +290,7 @@ static size_t win_key_min(tlm_direct_t *d, const tlm_direct_rkey_t *r)
  * rep movsb up to 1 MiB on this kind of CPU (x86.cpu_features.
  * rep_movsb_stop_threshold) and a vector loop above it, which was 15-20%
  * slower here for 2-8 MiB puts into the shared window. */
-#define WIN_PIECE (512u * 1024u)
+#define WIN_PIECE ((size_t)512 * 1024)
 
 static void win_copy_long(char *dst, const char *src, size_t n)
 {
