@@ -29,6 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/rmw.h"
+
 typedef struct tlm_direct tlm_direct_t;
 typedef struct tlm_direct_mr tlm_direct_mr_t;     /* a local exposure */
 typedef struct tlm_direct_rkey tlm_direct_rkey_t; /* an imported peer key */
@@ -48,9 +50,6 @@ typedef struct tlm_direct_seg {
     ptrdiff_t local_stride;
     ptrdiff_t remote_stride;
 } tlm_direct_seg_t;
-
-/* Operations of tlm_direct_ops_t.atomic (the wire values of TLM_AM_RMW). */
-enum { TLM_DIRECT_FADD = 0, TLM_DIRECT_SWAP = 1, TLM_DIRECT_CSWAP = 2 };
 
 typedef struct tlm_direct_ops {
     /* Optional (NULL: core allocates with posix_memalign and exposes):
@@ -90,9 +89,9 @@ typedef struct tlm_direct_ops {
     /* Optional (NULL: none): one atomic read-modify-write of the naturally
      * aligned width-byte (4 or 8) integer at remote under rk, atomic with
      * respect to every other atomic on it by any process and to
-     * accumulates applied with TLM_ACC_ATOMIC: op TLM_DIRECT_FADD adds
-     * operand, TLM_DIRECT_SWAP stores it, TLM_DIRECT_CSWAP stores it when
-     * the old value equals compare.  Writes the old value to *old and
+     * accumulates applied with TLM_ACC_ATOMIC: op is a TLM_RMW_* of
+     * util/rmw.h (apply it with tlm_rmw_apply()).  Writes the old value
+     * to *old and
      * completes (remotely) before returning.  TELEMEM_ERR_UNSUPPORTED when
      * rk's memory cannot take it (core then uses the AM path). */
     int (*atomic)(tlm_direct_t *d, int peer, tlm_direct_rkey_t *rk,

@@ -2,47 +2,20 @@
  * swap, compare-and-swap): the initiator's front ends, which take the
  * direct path's hardware atomics where the peer's memory is mapped here
  * (window blocks), and the target's handler, which applies the others in
- * its poll loop.  Both use atomic instructions, and integer accumulates do
- * too while direct atomics are possible (TLM_ACC_ATOMIC), so every mix of
- * atomics and accumulates on one location is atomic. */
+ * its poll loop.  Both use the same atomic instructions (util/rmw.h), and
+ * integer accumulates do too while direct atomics are possible
+ * (TLM_ACC_ATOMIC), so every mix of atomics and accumulates on one
+ * location is atomic. */
 #include <string.h>
 
 #include "core/core.h"
 #include "core/core_direct.h"
 
-enum { RMW_FADD = TLM_DIRECT_FADD, RMW_SWAP = TLM_DIRECT_SWAP,
-       RMW_CSWAP = TLM_DIRECT_CSWAP };
 
 static unsigned width_of(telemem_type_t t)
 {
     return t == TELEMEM_INT32 ? 4u
            : (t == TELEMEM_INT64 || t == TELEMEM_UINT64) ? 8u : 0u;
-}
-
-/* Apply at addr (aligned, width bytes) with an atomic instruction (local
- * peers may apply direct atomics to the same word concurrently); returns
- * the old value. */
-static uint64_t apply(int op, unsigned width, void *addr, uint64_t operand,
-                      uint64_t compare)
-{
-    if (width == 4) {
-        uint32_t *p = addr, v = (uint32_t)operand, c = (uint32_t)compare;
-        if (op == RMW_FADD)
-            return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
-        if (op == RMW_SWAP)
-            return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);
-        __atomic_compare_exchange_n(p, &c, v, false, __ATOMIC_SEQ_CST,
-                                    __ATOMIC_SEQ_CST);
-        return c;
-    }
-    uint64_t *p = addr, c = compare;
-    if (op == RMW_FADD)
-        return __atomic_fetch_add(p, operand, __ATOMIC_SEQ_CST);
-    if (op == RMW_SWAP)
-        return __atomic_exchange_n(p, operand, __ATOMIC_SEQ_CST);
-    __atomic_compare_exchange_n(p, &c, operand, false, __ATOMIC_SEQ_CST,
-                                __ATOMIC_SEQ_CST);
-    return c;
 }
 
 static uint64_t load_val(const void *v, unsigned width)
@@ -72,7 +45,7 @@ static int rmw(const char *what, int mode, int op, int rank, void *remote,
                       : !remote ? "remote address is NULL"
                       : ((uintptr_t)remote % w) ? "remote address misaligned"
                       : !value ? "value is NULL"
-                      : (op == RMW_CSWAP && !compare) ? "compare is NULL"
+                      : (op == TLM_RMW_CSWAP && !compare) ? "compare is NULL"
                       : (mode == TLM_MODE_NB && !h) ? "handle pointer is NULL"
                                                     : NULL;
     if (bad) {
@@ -91,7 +64,7 @@ static int rmw(const char *what, int mode, int op, int rank, void *remote,
                       remote);
             return TELEMEM_ERR_OUT_OF_RANGE;
         }
-        uint64_t o = apply(op, w, remote, operand, cmp);
+        uint64_t o = tlm_rmw_apply(op, w, remote, operand, cmp);
         if (old)
             memcpy(old, &o, w); /* little-endian: the low bytes */
         return TELEMEM_OK;
@@ -150,7 +123,7 @@ static void on_rmw(int src, const void *msg, size_t len)
         return tlm_core_protocol_error(src, "atomic", len);
     int op = m->h.aux & 0xf;
     unsigned w = m->h.aux >> 4;
-    if (op > RMW_CSWAP || (w != 4 && w != 8) || m->addr % w)
+    if (op > TLM_RMW_CSWAP || (w != 4 && w != 8) || m->addr % w)
         return tlm_core_protocol_error(src, "atomic", len);
     tlm_am_rmw_rep_t r = {{TLM_AM_RMW_REP, 0, 0, m->h.id}, 0};
     if (!tlm_core_region_contains((uintptr_t)m->addr, w)) {
@@ -160,7 +133,7 @@ static void on_rmw(int src, const void *msg, size_t len)
     } else {
         if (tlm_am.peers[src].live != 0)
             tlm_am_protect(src, (uintptr_t)m->addr, w);
-        r.old = apply(op, w, (void *)(uintptr_t)m->addr, m->operand,
+        r.old = tlm_rmw_apply(op, w, (void *)(uintptr_t)m->addr, m->operand,
                       m->compare);
     }
     tlm_am_send_ctrl(src, &r, sizeof(r), NULL, 0);
@@ -194,7 +167,7 @@ int telemem_atomic_fetch_add(int rank, void *remote, telemem_type_t type,
                              const void *value, void *old)
 {
     TLM_API_GUARD();
-    return rmw("atomic_fetch_add", TLM_MODE_BLOCK, RMW_FADD, rank, remote,
+    return rmw("atomic_fetch_add", TLM_MODE_BLOCK, TLM_RMW_FADD, rank, remote,
                type, NULL, value, old, NULL);
 }
 
@@ -202,7 +175,7 @@ int telemem_atomic_swap(int rank, void *remote, telemem_type_t type,
                         const void *value, void *old)
 {
     TLM_API_GUARD();
-    return rmw("atomic_swap", TLM_MODE_BLOCK, RMW_SWAP, rank, remote, type,
+    return rmw("atomic_swap", TLM_MODE_BLOCK, TLM_RMW_SWAP, rank, remote, type,
                NULL, value, old, NULL);
 }
 
@@ -210,8 +183,8 @@ int telemem_atomic_cswap(int rank, void *remote, telemem_type_t type,
                          const void *compare, const void *value, void *old)
 {
     TLM_API_GUARD();
-    return rmw("atomic_cswap", TLM_MODE_BLOCK, RMW_CSWAP, rank, remote, type,
-               compare, value, old, NULL);
+    return rmw("atomic_cswap", TLM_MODE_BLOCK, TLM_RMW_CSWAP, rank, remote,
+               type, compare, value, old, NULL);
 }
 
 int telemem_atomic_fetch_add_nb(int rank, void *remote, telemem_type_t type,
@@ -219,7 +192,7 @@ int telemem_atomic_fetch_add_nb(int rank, void *remote, telemem_type_t type,
                                 telemem_handle_t *h)
 {
     TLM_API_GUARD();
-    return rmw("atomic_fetch_add_nb", TLM_MODE_NB, RMW_FADD, rank, remote,
+    return rmw("atomic_fetch_add_nb", TLM_MODE_NB, TLM_RMW_FADD, rank, remote,
                type, NULL, value, old, h);
 }
 
@@ -227,7 +200,7 @@ int telemem_atomic_swap_nb(int rank, void *remote, telemem_type_t type,
                            const void *value, void *old, telemem_handle_t *h)
 {
     TLM_API_GUARD();
-    return rmw("atomic_swap_nb", TLM_MODE_NB, RMW_SWAP, rank, remote, type,
+    return rmw("atomic_swap_nb", TLM_MODE_NB, TLM_RMW_SWAP, rank, remote, type,
                NULL, value, old, h);
 }
 
@@ -236,15 +209,15 @@ int telemem_atomic_cswap_nb(int rank, void *remote, telemem_type_t type,
                             telemem_handle_t *h)
 {
     TLM_API_GUARD();
-    return rmw("atomic_cswap_nb", TLM_MODE_NB, RMW_CSWAP, rank, remote, type,
-               compare, value, old, h);
+    return rmw("atomic_cswap_nb", TLM_MODE_NB, TLM_RMW_CSWAP, rank, remote,
+               type, compare, value, old, h);
 }
 
 int telemem_atomic_fetch_add_nbi(int rank, void *remote, telemem_type_t type,
                                  const void *value, void *old)
 {
     TLM_API_GUARD();
-    return rmw("atomic_fetch_add_nbi", TLM_MODE_NBI, RMW_FADD, rank, remote,
+    return rmw("atomic_fetch_add_nbi", TLM_MODE_NBI, TLM_RMW_FADD, rank, remote,
                type, NULL, value, old, NULL);
 }
 
@@ -252,15 +225,14 @@ int telemem_atomic_swap_nbi(int rank, void *remote, telemem_type_t type,
                             const void *value, void *old)
 {
     TLM_API_GUARD();
-    return rmw("atomic_swap_nbi", TLM_MODE_NBI, RMW_SWAP, rank, remote, type,
-               NULL, value, old, NULL);
+    return rmw("atomic_swap_nbi", TLM_MODE_NBI, TLM_RMW_SWAP, rank, remote,
+               type, NULL, value, old, NULL);
 }
 
 int telemem_atomic_cswap_nbi(int rank, void *remote, telemem_type_t type,
-                             const void *compare, const void *value,
-                             void *old)
+                             const void *compare, const void *value, void *old)
 {
     TLM_API_GUARD();
-    return rmw("atomic_cswap_nbi", TLM_MODE_NBI, RMW_CSWAP, rank, remote,
+    return rmw("atomic_cswap_nbi", TLM_MODE_NBI, TLM_RMW_CSWAP, rank, remote,
                type, compare, value, old, NULL);
 }

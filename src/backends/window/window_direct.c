@@ -467,30 +467,8 @@ static int win_atomic(tlm_direct_t *d, int peer, tlm_direct_rkey_t *r,
     win_rkey_t *rk = (win_rkey_t *)(void *)r;
     if (rk->kind != KEY_SEG || (width != 4 && width != 8) || remote % width)
         return TELEMEM_ERR_UNSUPPORTED;
-    void *p = rk->map + (remote - rk->rbase);
-    if (width == 4) {
-        uint32_t *q = p, v = (uint32_t)operand, c = (uint32_t)compare;
-        if (op == TLM_DIRECT_FADD)
-            *old = __atomic_fetch_add(q, v, __ATOMIC_SEQ_CST);
-        else if (op == TLM_DIRECT_SWAP)
-            *old = __atomic_exchange_n(q, v, __ATOMIC_SEQ_CST);
-        else {
-            __atomic_compare_exchange_n(q, &c, v, false, __ATOMIC_SEQ_CST,
-                                        __ATOMIC_SEQ_CST);
-            *old = c; /* the value seen, equal to compare on success */
-        }
-        return TELEMEM_OK;
-    }
-    uint64_t *q = p, c = compare;
-    if (op == TLM_DIRECT_FADD)
-        *old = __atomic_fetch_add(q, operand, __ATOMIC_SEQ_CST);
-    else if (op == TLM_DIRECT_SWAP)
-        *old = __atomic_exchange_n(q, operand, __ATOMIC_SEQ_CST);
-    else {
-        __atomic_compare_exchange_n(q, &c, operand, false, __ATOMIC_SEQ_CST,
-                                    __ATOMIC_SEQ_CST);
-        *old = c;
-    }
+    *old = tlm_rmw_apply(op, width, rk->map + (remote - rk->rbase), operand,
+                         compare);
     return TELEMEM_OK;
 }
 
