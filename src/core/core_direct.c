@@ -381,14 +381,22 @@ int tlm_core_direct_flush(int rank)
     return rc;
 }
 
-/* Are there earlier AM requests to rank that a direct transfer could
- * overtake: puts and accumulates not yet applied, gets not yet answered?
- * Then tlm_core_flush_am() completes them first, and handlers run
- * meanwhile: a cached key may be withdrawn. */
-static inline bool am_pending(int rank)
+/* Complete earlier AM requests to rank that a direct transfer of
+ * [lo, lo+len) could overtake (puts and accumulates not yet applied, gets
+ * not yet answered).  Handlers run while it waits, so the key *e is looked
+ * up again then.  TELEMEM_OK (*e still valid), TLM_DIRECT_DECLINED (the
+ * key was withdrawn) or a wait error. */
+static inline int order_after_am(int rank, dpeer_t *p, uintptr_t lo,
+                                 size_t len, rkey_ent_t **e)
 {
     const tlm_core_peer_t *cp = &tlm_core.peers[rank];
-    return cp->unflushed || cp->am_reads || cp->nbi_gets;
+    if (TLM_LIKELY(!cp->unflushed && !cp->am_reads && !cp->nbi_gets))
+        return TELEMEM_OK;
+    int rc = tlm_core_flush_am(rank);
+    if (rc != TELEMEM_OK)
+        return rc;
+    *e = cache_find(p, lo, len);
+    return *e && (*e)->rk ? TELEMEM_OK : TLM_DIRECT_DECLINED;
 }
 
 
@@ -606,14 +614,9 @@ static int run_chain(int rank, bool write, const tlm_direct_seg_t *segs,
     /* Decided before ordering: a declined transfer costs no flush. */
     if (!e || !e->rk || total < e->min)
         return TLM_DIRECT_DECLINED;
-    if (TLM_UNLIKELY(am_pending(rank))) {
-        rc = tlm_core_flush_am(rank);
-        if (rc != TELEMEM_OK)
-            return rc;
-        e = cache_find(p, lo, ext); /* handlers ran: withdrawn? */
-        if (!e || !e->rk)
-            return TLM_DIRECT_DECLINED;
-    }
+    rc = order_after_am(rank, p, lo, ext, &e);
+    if (rc != TELEMEM_OK)
+        return rc;
     /* Network drivers do not order their operations among themselves (a
      * read may pass an earlier write to the same bytes): complete the
      * earlier ones first.  This keeps one batch in flight per peer. */
@@ -660,15 +663,9 @@ int tlm_core_direct_atomic(int rank, int op, unsigned width, uintptr_t addr,
     rkey_ent_t *e = cache_find(p, addr, width);
     if (!e || !e->rk)
         return TLM_DIRECT_DECLINED;
-    int rc;
-    if (TLM_UNLIKELY(am_pending(rank))) {
-        rc = tlm_core_flush_am(rank);
-        if (rc != TELEMEM_OK)
-            return rc;
-        e = cache_find(p, addr, width); /* handlers ran: withdrawn? */
-        if (!e || !e->rk)
-            return TLM_DIRECT_DECLINED;
-    }
+    int rc = order_after_am(rank, p, addr, width, &e);
+    if (rc != TELEMEM_OK)
+        return rc;
     rc = p->d->ops->atomic(p->d, rank, e->rk, addr, op, width, operand,
                            compare, old);
     return rc == TELEMEM_ERR_UNSUPPORTED ? TLM_DIRECT_DECLINED : rc;
