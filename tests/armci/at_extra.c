@@ -12,6 +12,7 @@
 #include "at.h"
 
 #include <armcix.h>
+#include "../common/proc_wait.h"
 
 static void test_notify(void **base)
 {
@@ -131,20 +132,8 @@ static void test_reduce_exchange(void)
 /* Wait until pid is in state T (stopped) as /proc reports it. */
 static void wait_stopped(long pid)
 {
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    for (;;) {
-        FILE *f = fopen(path, "r");
-        AT_ASSERT(f, "open %s: %s", path, strerror(errno));
-        size_t k = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[k] = '\0';
-        const char *p = strrchr(buf, ')');
-        AT_ASSERT(p && p[1] == ' ', "cannot parse %s", path);
-        if (p[2] == 'T' || p[2] == 't')
-            return;
-        usleep(1000);
-    }
+    char err[128];
+    AT_ASSERT(tt_proc_wait_stopped(pid, err, sizeof err) == 0, "%s", err);
 }
 
 /* ARMCI_Test says 1 (not complete), every time, while the target cannot

@@ -11,27 +11,15 @@
 #include <sys/types.h>
 
 #include "tt.h"
+#include "proc_wait.h"
 
 #define SLOT 64
 
 /* Wait until pid is in state T (stopped) as /proc reports it. */
 static void wait_stopped(int pid)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    for (;;) {
-        FILE *f = fopen(path, "r");
-        TT_ASSERT(f, "open %s: %s", path, strerror(errno));
-        char buf[512];
-        size_t k = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[k] = '\0';
-        const char *p = strrchr(buf, ')'); /* the name may hold spaces */
-        TT_ASSERT(p && p[1] == ' ', "cannot parse %s", path);
-        if (p[2] == 'T' || p[2] == 't')
-            return;
-        usleep(1000);
-    }
+    char err[128];
+    TT_ASSERT(tt_proc_wait_stopped(pid, err, sizeof err) == 0, "%s", err);
 }
 
 static uint64_t value_for(int r)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "gt.h"
+#include "../common/proc_wait.h"
 
 /* Each node owns one slice of every node's segment. */
 #define SLICE (2u * 1024 * 1024 + 4 * GT_GUARD)
@@ -272,20 +273,8 @@ static void lists(int node, uint8_t *src, uint8_t *dst)
 /* Wait until pid is in state T (stopped) as /proc reports it. */
 static void wait_stopped(int pid)
 {
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    for (;;) {
-        FILE *f = fopen(path, "r");
-        GT_ASSERT(f, "open %s: %s", path, strerror(errno));
-        size_t k = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[k] = '\0';
-        const char *p = strrchr(buf, ')');
-        GT_ASSERT(p && p[1] == ' ', "cannot parse %s", path);
-        if (p[2] == 'T' || p[2] == 't')
-            return;
-        usleep(1000);
-    }
+    char err[128];
+    GT_ASSERT(tt_proc_wait_stopped(pid, err, sizeof err) == 0, "%s", err);
 }
 
 /* The try_syncnbi forms report GASNET_ERR_NOT_READY, every time, while the
