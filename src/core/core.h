@@ -31,6 +31,23 @@ typedef struct tlm_core_peer {
     bool am_reads;
 } tlm_core_peer_t;
 
+/* unflushed, flush_sent, flush_acked, nbi_gets and am_reads are written
+ * under the lock with relaxed atomic stores (plain moves on x86) because
+ * the lock-free express path (tlm_core_direct_atomic_express) reads them
+ * without it. */
+#define TLM_RLX_GET(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define TLM_RLX_SET(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+/* Nothing sent to the peer by the AM path can still be applied or
+ * answered there: no request since the last flush, every flush acked, no
+ * get or atomic in flight.  A direct transfer may go without waiting. */
+static inline bool tlm_core_peer_am_idle(const tlm_core_peer_t *p)
+{
+    return !TLM_RLX_GET(p->unflushed) && !TLM_RLX_GET(p->am_reads) &&
+           !TLM_RLX_GET(p->nbi_gets) &&
+           TLM_RLX_GET(p->flush_acked) == TLM_RLX_GET(p->flush_sent);
+}
+
 /* A non-blocking operation (handle) or a blocking get in flight. */
 enum { TLM_OP_FREE = 0, TLM_OP_ACTIVE, TLM_OP_DONE };
 enum { TLM_OP_GET = 1, TLM_OP_PUT, TLM_OP_RMW, TLM_OP_MUTEX };
@@ -122,6 +139,9 @@ static inline tlm_op_t *tlm_core_op(uint32_t idx)
  * Otherwise the guard is one predictable branch. */
 void tlm_core_lock_slow(void);
 void tlm_core_unlock_slow(void);
+/* Whether the calling thread holds the lock (inside the library, or in a
+ * handler the progress thread runs). */
+bool tlm_core_lock_mine(void);
 /* Release the lock completely (returns the depth) / take it back. */
 int tlm_core_lock_release_all(void);
 void tlm_core_lock_reacquire(int depth);

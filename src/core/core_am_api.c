@@ -425,7 +425,8 @@ static int am_request(const char *what, int rank, int id, const void *payload,
         return rc;
     uint64_t hdr[TLM_AM_MAX_HDR / 8];
     size_t hl = build_hdr(hdr, id, false, remote_dst, bytes, args, nargs);
-    tlm_core.peers[rank].unflushed++;
+    TLM_RLX_SET(tlm_core.peers[rank].unflushed,
+                tlm_core.peers[rank].unflushed + 1);
     return tlm_core_send_stream(rank, hdr, hl, payload, bytes);
 }
 

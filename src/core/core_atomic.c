@@ -32,6 +32,31 @@ static uint64_t load_val(const void *v, unsigned width)
     return x;
 }
 
+/* The lock-free front of every atomic: a window block of a local peer
+ * with nothing outstanding to it by the AM path takes one hardware atomic
+ * without the lock.  TLM_DIRECT_DECLINED for everything else (and for bad
+ * arguments, which the locked path then reports). */
+static int express(int op, int rank, void *remote, telemem_type_t type,
+                   const void *compare, const void *value, void *old)
+{
+    unsigned w = width_of(type);
+    if (!w || !value || (op == TLM_RMW_CSWAP && !compare) || rank < 0 ||
+        rank >= tlm_core.nranks || rank == tlm_core.rank ||
+        (uintptr_t)remote % w || !tlm_core.initialized)
+        return TLM_DIRECT_DECLINED;
+    /* A handler calling in (it holds the lock, or runs on this thread
+     * without locking) gets the locked path's IN_HANDLER. */
+    if (tlm_core.locking ? tlm_core_lock_mine() : tlm_core.in_handler)
+        return TLM_DIRECT_DECLINED;
+    uint64_t o;
+    int rc = tlm_core_direct_atomic_express(
+        rank, op, w, (uintptr_t)remote, load_val(value, w),
+        load_val(compare, w), &o);
+    if (rc == TELEMEM_OK && old)
+        memcpy(old, &o, w); /* little-endian: the low bytes */
+    return rc;
+}
+
 static int rmw(const char *what, int mode, int op, int rank, void *remote,
                telemem_type_t type, const void *compare, const void *value,
                void *old, telemem_handle_t *h)
@@ -106,9 +131,10 @@ static int rmw(const char *what, int mode, int op, int rank, void *remote,
         return rc;
     }
     if (o->nbi)
-        tlm_core.peers[rank].nbi_gets++;
+        TLM_RLX_SET(tlm_core.peers[rank].nbi_gets,
+                    tlm_core.peers[rank].nbi_gets + 1);
     /* A later direct transfer must not overtake it. */
-    tlm_core.peers[rank].am_reads = true;
+    TLM_RLX_SET(tlm_core.peers[rank].am_reads, true);
     if (mode == TLM_MODE_BLOCK)
         return tlm_core_op_wait(idx);
     if (mode == TLM_MODE_NB)
@@ -166,6 +192,9 @@ void tlm_core_atomic_init(void)
 int telemem_atomic_fetch_add(int rank, void *remote, telemem_type_t type,
                              const void *value, void *old)
 {
+    int xrc = express(TLM_RMW_FADD, rank, remote, type, NULL, value, old);
+    if (xrc != TLM_DIRECT_DECLINED)
+        return xrc;
     TLM_API_GUARD();
     return rmw("atomic_fetch_add", TLM_MODE_BLOCK, TLM_RMW_FADD, rank, remote,
                type, NULL, value, old, NULL);
@@ -174,6 +203,9 @@ int telemem_atomic_fetch_add(int rank, void *remote, telemem_type_t type,
 int telemem_atomic_swap(int rank, void *remote, telemem_type_t type,
                         const void *value, void *old)
 {
+    int xrc = express(TLM_RMW_SWAP, rank, remote, type, NULL, value, old);
+    if (xrc != TLM_DIRECT_DECLINED)
+        return xrc;
     TLM_API_GUARD();
     return rmw("atomic_swap", TLM_MODE_BLOCK, TLM_RMW_SWAP, rank, remote, type,
                NULL, value, old, NULL);
@@ -182,6 +214,9 @@ int telemem_atomic_swap(int rank, void *remote, telemem_type_t type,
 int telemem_atomic_cswap(int rank, void *remote, telemem_type_t type,
                          const void *compare, const void *value, void *old)
 {
+    int xrc = express(TLM_RMW_CSWAP, rank, remote, type, compare, value, old);
+    if (xrc != TLM_DIRECT_DECLINED)
+        return xrc;
     TLM_API_GUARD();
     return rmw("atomic_cswap", TLM_MODE_BLOCK, TLM_RMW_CSWAP, rank, remote,
                type, compare, value, old, NULL);
@@ -191,6 +226,12 @@ int telemem_atomic_fetch_add_nb(int rank, void *remote, telemem_type_t type,
                                 const void *value, void *old,
                                 telemem_handle_t *h)
 {
+    int xrc = h ? express(TLM_RMW_FADD, rank, remote, type, NULL, value, old)
+                : TLM_DIRECT_DECLINED;
+    if (xrc != TLM_DIRECT_DECLINED) {
+        *h = TELEMEM_HANDLE_NULL; /* complete */
+        return xrc;
+    }
     TLM_API_GUARD();
     return rmw("atomic_fetch_add_nb", TLM_MODE_NB, TLM_RMW_FADD, rank, remote,
                type, NULL, value, old, h);
@@ -199,6 +240,12 @@ int telemem_atomic_fetch_add_nb(int rank, void *remote, telemem_type_t type,
 int telemem_atomic_swap_nb(int rank, void *remote, telemem_type_t type,
                            const void *value, void *old, telemem_handle_t *h)
 {
+    int xrc = h ? express(TLM_RMW_SWAP, rank, remote, type, NULL, value, old)
+                : TLM_DIRECT_DECLINED;
+    if (xrc != TLM_DIRECT_DECLINED) {
+        *h = TELEMEM_HANDLE_NULL; /* complete */
+        return xrc;
+    }
     TLM_API_GUARD();
     return rmw("atomic_swap_nb", TLM_MODE_NB, TLM_RMW_SWAP, rank, remote, type,
                NULL, value, old, h);
@@ -208,6 +255,12 @@ int telemem_atomic_cswap_nb(int rank, void *remote, telemem_type_t type,
                             const void *compare, const void *value, void *old,
                             telemem_handle_t *h)
 {
+    int xrc = h ? express(TLM_RMW_CSWAP, rank, remote, type, compare, value, old)
+                : TLM_DIRECT_DECLINED;
+    if (xrc != TLM_DIRECT_DECLINED) {
+        *h = TELEMEM_HANDLE_NULL; /* complete */
+        return xrc;
+    }
     TLM_API_GUARD();
     return rmw("atomic_cswap_nb", TLM_MODE_NB, TLM_RMW_CSWAP, rank, remote,
                type, compare, value, old, h);
@@ -216,6 +269,9 @@ int telemem_atomic_cswap_nb(int rank, void *remote, telemem_type_t type,
 int telemem_atomic_fetch_add_nbi(int rank, void *remote, telemem_type_t type,
                                  const void *value, void *old)
 {
+    int xrc = express(TLM_RMW_FADD, rank, remote, type, NULL, value, old);
+    if (xrc != TLM_DIRECT_DECLINED)
+        return xrc;
     TLM_API_GUARD();
     return rmw("atomic_fetch_add_nbi", TLM_MODE_NBI, TLM_RMW_FADD, rank, remote,
                type, NULL, value, old, NULL);
@@ -224,6 +280,9 @@ int telemem_atomic_fetch_add_nbi(int rank, void *remote, telemem_type_t type,
 int telemem_atomic_swap_nbi(int rank, void *remote, telemem_type_t type,
                             const void *value, void *old)
 {
+    int xrc = express(TLM_RMW_SWAP, rank, remote, type, NULL, value, old);
+    if (xrc != TLM_DIRECT_DECLINED)
+        return xrc;
     TLM_API_GUARD();
     return rmw("atomic_swap_nbi", TLM_MODE_NBI, TLM_RMW_SWAP, rank, remote,
                type, NULL, value, old, NULL);
@@ -232,6 +291,9 @@ int telemem_atomic_swap_nbi(int rank, void *remote, telemem_type_t type,
 int telemem_atomic_cswap_nbi(int rank, void *remote, telemem_type_t type,
                              const void *compare, const void *value, void *old)
 {
+    int xrc = express(TLM_RMW_CSWAP, rank, remote, type, compare, value, old);
+    if (xrc != TLM_DIRECT_DECLINED)
+        return xrc;
     TLM_API_GUARD();
     return rmw("atomic_cswap_nbi", TLM_MODE_NBI, TLM_RMW_CSWAP, rank, remote,
                type, compare, value, old, NULL);

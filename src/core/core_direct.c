@@ -3,10 +3,12 @@
  * calibration profile or the driver), the per-peer rkey cache, keys of
  * telemem_malloc_all blocks (allgathered) and of telemem_register ranges
  * (fetched on demand with KEY_REQ, withdrawn with KEY_INVAL at
- * deregistration), ordering against the AM path, and flush for quiet.
+ * deregistration), ordering against the AM path, flush for quiet, and
+ * the express table that lets atomics on window blocks skip the lock.
  * Protocol: docs/direct.md. */
 #define TLM_LOG_SUBSYS "direct"
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,12 +29,23 @@ typedef struct rkey_ent {
     size_t min; /* fewest bytes worth the direct path (driver's key_min) */
 } rkey_ent_t;
 
+/* Express slots: keys of telemem_malloc_all blocks a synchronous driver
+ * with hardware atomics maps here, read without the lock (seqlock
+ * D.xseq; written only by telemem_malloc_all / _free_all under it).
+ * base == end: a free slot. */
+#define XSLOTS 8
+typedef struct xent {
+    _Atomic uintptr_t base, end;
+    _Atomic(tlm_direct_rkey_t *) rk;
+} xent_t;
+
 typedef struct dpeer {
     tlm_direct_t *d;        /* driver of the transport reaching the peer */
     size_t row_min;         /* strided: shortest row taken directly */
     rkey_ent_t *keys;
     size_t nkeys, cap, last;
     uint32_t key_sent, key_done; /* KEY_REQ sequence */
+    xent_t *x;                   /* XSLOTS express slots, or NULL */
 } dpeer_t;
 
 /* Target side: a registered range's exposure per slot and who holds it. */
@@ -71,6 +84,7 @@ static struct {
     tlm_direct_t *slot_d[NSLOTS];
     uint32_t inval_pending;
     char *text;
+    _Atomic uint32_t xseq; /* odd while the express slots change */
 } D;
 
 static int slot_of(const tlm_transport_t *tp)
@@ -282,6 +296,12 @@ int tlm_core_direct_init(void)
             D.peers[r].row_min = row[i];
             tlm_core.peers[r].direct_min = thr[i];
         }
+        tlm_direct_t *d = D.peers[r].d;
+        if (D.mode != MODE_NEVER && d && d->sync && d->ops->atomic) {
+            D.peers[r].x = calloc(XSLOTS, sizeof(xent_t));
+            if (!D.peers[r].x)
+                return TELEMEM_ERR_NO_MEMORY;
+        }
     }
     return TELEMEM_OK;
 }
@@ -389,8 +409,7 @@ int tlm_core_direct_flush(int rank)
 static inline int order_after_am(int rank, dpeer_t *p, uintptr_t lo,
                                  size_t len, rkey_ent_t **e)
 {
-    const tlm_core_peer_t *cp = &tlm_core.peers[rank];
-    if (TLM_LIKELY(!cp->unflushed && !cp->am_reads && !cp->nbi_gets))
+    if (TLM_LIKELY(tlm_core_peer_am_idle(&tlm_core.peers[rank])))
         return TELEMEM_OK;
     int rc = tlm_core_flush_am(rank);
     if (rc != TELEMEM_OK)
@@ -399,6 +418,76 @@ static inline int order_after_am(int rank, dpeer_t *p, uintptr_t lo,
     return *e && (*e)->rk ? TELEMEM_OK : TLM_DIRECT_DECLINED;
 }
 
+/* ---- the express path ------------------------------------------------------ */
+
+static void x_write_begin(void)
+{
+    uint32_t s = atomic_load_explicit(&D.xseq, memory_order_relaxed);
+    atomic_store_explicit(&D.xseq, s + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+}
+
+static void x_write_end(void)
+{
+    uint32_t s = atomic_load_explicit(&D.xseq, memory_order_relaxed);
+    atomic_store_explicit(&D.xseq, s + 1, memory_order_release);
+}
+
+/* Under x_write_begin: slot for [base, base+len) of peer r (none free:
+ * that block's atomics take the locked path). */
+static void x_add(dpeer_t *p, uintptr_t base, size_t len,
+                  tlm_direct_rkey_t *rk)
+{
+    for (int i = 0; p->x && i < XSLOTS; i++) {
+        xent_t *e = &p->x[i];
+        if (atomic_load_explicit(&e->base, memory_order_relaxed) !=
+            atomic_load_explicit(&e->end, memory_order_relaxed))
+            continue;
+        atomic_store_explicit(&e->rk, rk, memory_order_relaxed);
+        atomic_store_explicit(&e->end, base + len, memory_order_relaxed);
+        atomic_store_explicit(&e->base, base, memory_order_relaxed);
+        return;
+    }
+}
+
+/* Under x_write_begin: free the slots inside [lo, hi). */
+static void x_drop(dpeer_t *p, uintptr_t lo, uintptr_t hi)
+{
+    for (int i = 0; p->x && i < XSLOTS; i++) {
+        xent_t *e = &p->x[i];
+        uintptr_t b = atomic_load_explicit(&e->base, memory_order_relaxed);
+        if (b < hi && lo < atomic_load_explicit(&e->end, memory_order_relaxed)) {
+            atomic_store_explicit(&e->base, 0, memory_order_relaxed);
+            atomic_store_explicit(&e->end, 0, memory_order_relaxed);
+            atomic_store_explicit(&e->rk, NULL, memory_order_relaxed);
+        }
+    }
+}
+
+int tlm_core_direct_atomic_express(int rank, int op, unsigned width,
+                                   uintptr_t addr, uint64_t operand,
+                                   uint64_t compare, uint64_t *old)
+{
+    dpeer_t *p = D.peers ? &D.peers[rank] : NULL;
+    if (!p || !p->x || !tlm_core_peer_am_idle(&tlm_core.peers[rank]))
+        return TLM_DIRECT_DECLINED;
+    uint32_t s = atomic_load_explicit(&D.xseq, memory_order_acquire);
+    if (s & 1)
+        return TLM_DIRECT_DECLINED;
+    tlm_direct_rkey_t *rk = NULL;
+    for (int i = 0; i < XSLOTS && !rk; i++) {
+        xent_t *e = &p->x[i];
+        if (addr >= atomic_load_explicit(&e->base, memory_order_relaxed) &&
+            addr + width <= atomic_load_explicit(&e->end, memory_order_relaxed))
+            rk = atomic_load_explicit(&e->rk, memory_order_relaxed);
+    }
+    atomic_thread_fence(memory_order_acquire);
+    if (!rk || atomic_load_explicit(&D.xseq, memory_order_relaxed) != s)
+        return TLM_DIRECT_DECLINED;
+    int rc = p->d->ops->atomic(p->d, rank, rk, addr, op, width, operand,
+                               compare, old);
+    return rc == TELEMEM_ERR_UNSUPPORTED ? TLM_DIRECT_DECLINED : rc;
+}
 
 /* ---- initiator: keys of registered ranges ------------------------------- */
 
@@ -816,6 +905,7 @@ void tlm_core_direct_block_import(tlm_core_dblock_t *db, const void *recs,
                                   size_t bytes)
 {
     size_t rs = tlm_core_direct_record_size();
+    x_write_begin();
     for (int r = 0; r < tlm_core.nranks; r++) {
         const uint8_t *rec = (const uint8_t *)recs + (size_t)r * rs;
         db->rbase[r] = (uintptr_t)tlm_core_direct_record_addr(rec);
@@ -829,16 +919,27 @@ void tlm_core_direct_block_import(tlm_core_dblock_t *db, const void *recs,
             p->d->ops->import(p->d, r, db->rbase[r], bytes, dr->k[s].key,
                               dr->k[s].len, &rk) != TELEMEM_OK)
             rk = NULL;
-        if (cache_add(p, db->rbase[r], bytes, rk) != TELEMEM_OK && rk)
-            p->d->ops->release(p->d, rk);
+        if (cache_add(p, db->rbase[r], bytes, rk) != TELEMEM_OK) {
+            if (rk)
+                p->d->ops->release(p->d, rk);
+        } else if (rk) {
+            x_add(p, db->rbase[r], bytes, rk);
+        }
     }
+    x_write_end();
 }
 
 void tlm_core_direct_block_release(tlm_core_dblock_t *db)
 {
-    for (int r = 0; db && D.peers && r < tlm_core.nranks; r++)
-        if (r != tlm_core.rank && D.peers[r].d && db->bytes)
-            cache_drop(r, db->rbase[r], db->rbase[r] + db->bytes, false);
+    x_write_begin();
+    for (int r = 0; db && D.peers && r < tlm_core.nranks; r++) {
+        if (r != tlm_core.rank && D.peers[r].d && db->bytes) {
+            uintptr_t lo = db->rbase[r], hi = lo + db->bytes;
+            x_drop(&D.peers[r], lo, hi);
+            cache_drop(r, lo, hi, false);
+        }
+    }
+    x_write_end();
 }
 
 void tlm_core_direct_block_free(tlm_core_dblock_t *db, void *mem)
@@ -864,9 +965,13 @@ void tlm_core_direct_fini(void)
 {
     for (int r = 0; D.peers && r < tlm_core.nranks; r++) {
         dpeer_t *p = &D.peers[r];
+        x_write_begin();
+        x_drop(p, 0, UINTPTR_MAX);
+        x_write_end();
         if (p->d)
             cache_drop(r, 0, UINTPTR_MAX, false);
         free(p->keys);
+        free(p->x);
     }
     for (size_t i = 0; i < tlm_core.nregions; i++) {
         if (tlm_core.regions[i].dx) {

@@ -22,16 +22,24 @@ void tlm_core_direct_fini(void);
 /* The thresholds in effect, for the configuration dump ("" if none). */
 const char *tlm_core_direct_string(void);
 
-/* Contiguous put (write) or get of n bytes to / from rank (mode: the
- * TLM_MODE_* of the caller).  TELEMEM_OK when done (or started, nbi),
- * TLM_DIRECT_DECLINED when the AM path must carry it, or an error. */
-/* One atomic (op TLM_DIRECT_*) on width bytes at addr of rank by the
+/* One atomic (op TLM_RMW_*) on width bytes at addr of rank by the
  * driver's hardware atomics, when rank's memory there is mapped here:
  * TELEMEM_OK (*old set), TLM_DIRECT_DECLINED (take the AM path), or an
  * error.  Never fetches a key: only cached ones (telemem_malloc_all blocks)
  * qualify. */
 int tlm_core_direct_atomic(int rank, int op, unsigned width, uintptr_t addr,
                            uint64_t operand, uint64_t compare, uint64_t *old);
+/* The same without the lock, for a caller that does not hold it: only a
+ * telemem_malloc_all block of a peer on this node, and only while nothing
+ * sent to rank by the AM path is outstanding (else TLM_DIRECT_DECLINED:
+ * take the locked path, which orders it).  rank must be a valid peer other
+ * than this rank, addr aligned to width. */
+int tlm_core_direct_atomic_express(int rank, int op, unsigned width,
+                                   uintptr_t addr, uint64_t operand,
+                                   uint64_t compare, uint64_t *old);
+/* Contiguous put (write) or get of n bytes to / from rank (mode: the
+ * TLM_MODE_* of the caller).  TELEMEM_OK when done (or started, nbi),
+ * TLM_DIRECT_DECLINED when the AM path must carry it, or an error. */
 int tlm_core_direct_rma(int rank, bool write, void *remote, void *local,
                         size_t n, int mode);
 /* A strided patch d (remote base, local base) as a block-stride chain;

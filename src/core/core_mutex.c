@@ -350,7 +350,8 @@ int telemem_mutex_unlock(int set, int mutex, int rank)
     s->held[i] = s->held[--s->nheld];
     tlm_am_mutex_t m = {{TLM_AM_MUTEX, 0, MX_UNLOCK, 0}, (uint32_t)set,
                         (uint32_t)mutex};
-    tlm_core.peers[rank].unflushed++;
+    TLM_RLX_SET(tlm_core.peers[rank].unflushed,
+                tlm_core.peers[rank].unflushed + 1);
     int src = tlm_am_send_ctrl(rank, &m, sizeof(m), NULL, 0);
     return rc != TELEMEM_OK ? rc : src;
 }

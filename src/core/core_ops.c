@@ -94,7 +94,7 @@ void tlm_core_op_complete(uint32_t idx, int status)
     op->src.owned = NULL;
     if (op->nbi) {
         tlm_core_peer_t *p = &tlm_core.peers[op->rank];
-        p->nbi_gets--;
+        TLM_RLX_SET(p->nbi_gets, p->nbi_gets - 1);
         if (status != TELEMEM_OK && p->error == TELEMEM_OK)
             p->error = status;
         tlm_core_op_free(idx);

@@ -111,7 +111,8 @@ int tlm_core_put_packed(int rank, int mode, void *hdr, size_t hdr_len,
         if (rc != TELEMEM_OK)
             return rc;
     }
-    tlm_core.peers[rank].unflushed++;
+    TLM_RLX_SET(tlm_core.peers[rank].unflushed,
+                tlm_core.peers[rank].unflushed + 1);
     if (mode == TLM_MODE_BLOCK) {
         if (total <= room) {
             int rc = tlm_am_try_send_pack(rank, hdr, hdr_len, total, pack,

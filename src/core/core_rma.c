@@ -150,7 +150,7 @@ int telemem_put(int rank, void *remote_dst, const void *local_src,
     }
     tlm_am_frag_hdr_t h = {{TLM_AM_PUT, 0, 0, 0}, (uintptr_t)remote_dst,
                            bytes, 0};
-    p->unflushed++;
+    TLM_RLX_SET(p->unflushed, p->unflushed + 1);
     return tlm_core_send_stream(rank, &h, sizeof(h), local_src, bytes);
 }
 
@@ -182,7 +182,7 @@ int telemem_put_nbi(int rank, void *remote_dst, const void *local_src,
     }
     tlm_am_frag_hdr_t h = {{TLM_AM_PUT, 0, 0, 0}, (uintptr_t)remote_dst,
                            bytes, 0};
-    p->unflushed++;
+    TLM_RLX_SET(p->unflushed, p->unflushed + 1);
     if (bytes <= tlm_am.peers[rank].max_msg - sizeof(h)) {
         rc = tlm_am_try_send(rank, &h, sizeof(h), local_src, bytes);
         if (rc != TELEMEM_ERR_AGAIN)
@@ -250,7 +250,8 @@ int telemem_put_nb(int rank, void *remote_dst, const void *local_src,
     op->len = bytes;
     tlm_am_frag_hdr_t hd = {{TLM_AM_PUT, TLM_AM_F_ACK, 0, tlm_core_wire_id(idx)},
                             (uintptr_t)remote_dst, bytes, 0};
-    tlm_core.peers[rank].unflushed++;
+    TLM_RLX_SET(tlm_core.peers[rank].unflushed,
+                tlm_core.peers[rank].unflushed + 1);
     if (bytes <= tlm_am.peers[rank].max_msg - sizeof(hd)) {
         rc = tlm_am_try_send(rank, &hd, sizeof(hd), local_src, bytes);
         if (rc == TELEMEM_OK)
@@ -286,7 +287,7 @@ int tlm_core_get_alloc(int rank, bool nbi, tlm_op_t **op_p, uint32_t *idx_p)
     op->nbi = nbi;
     op->unpack = TLM_UNPACK_COPY;
     op->src.owned = NULL;
-    tlm_core.peers[rank].am_reads = true;
+    TLM_RLX_SET(tlm_core.peers[rank].am_reads, true);
     *op_p = op;
     *idx_p = idx;
     return TELEMEM_OK;
@@ -295,7 +296,8 @@ int tlm_core_get_alloc(int rank, bool nbi, tlm_op_t **op_p, uint32_t *idx_p)
 void tlm_core_get_started(tlm_op_t *op)
 {
     if (op->nbi)
-        tlm_core.peers[op->rank].nbi_gets++;
+        TLM_RLX_SET(tlm_core.peers[op->rank].nbi_gets,
+                    tlm_core.peers[op->rank].nbi_gets + 1);
 }
 
 int tlm_core_op_wait(uint32_t idx)
@@ -436,9 +438,9 @@ int tlm_core_flush_am(int rank)
     if (p->unflushed || p->am_reads) {
         /* Gets: their replies come before the FLUSH_ACK (one ordered
          * channel), so the round trip covers them too. */
-        p->unflushed = 0;
-        p->am_reads = false;
-        p->flush_sent++;
+        TLM_RLX_SET(p->unflushed, 0);
+        TLM_RLX_SET(p->am_reads, false);
+        TLM_RLX_SET(p->flush_sent, p->flush_sent + 1);
         tlm_am_hdr_t f = {TLM_AM_FLUSH, 0, 0, p->flush_sent};
         rc = tlm_am_send_ctrl(rank, &f, sizeof(f), NULL, 0);
     }
@@ -458,9 +460,9 @@ static int send_flushes(int lo, int hi)
         tlm_core_peer_t *p = &tlm_core.peers[r];
         if (r == tlm_core.rank || p->unflushed == 0)
             continue;
-        p->unflushed = 0;
-        p->am_reads = false;
-        p->flush_sent++;
+        TLM_RLX_SET(p->unflushed, 0);
+        TLM_RLX_SET(p->am_reads, false);
+        TLM_RLX_SET(p->flush_sent, p->flush_sent + 1);
         tlm_am_hdr_t f = {TLM_AM_FLUSH, 0, 0, p->flush_sent};
         int src = tlm_am_send_ctrl(r, &f, sizeof(f), NULL, 0);
         if (src != TELEMEM_OK && rc == TELEMEM_OK)
@@ -773,7 +775,7 @@ static void on_flush_ack(int src, const void *msg, size_t len)
         return tlm_core_protocol_error(src, "flush ack", len);
     tlm_core_peer_t *p = &tlm_core.peers[src];
     if ((int32_t)(h->id - p->flush_acked) > 0)
-        p->flush_acked = h->id;
+        TLM_RLX_SET(p->flush_acked, h->id);
 }
 
 void tlm_core_rma_init(void)

@@ -45,6 +45,11 @@ void tlm_core_unlock_slow(void)
     }
 }
 
+bool tlm_core_lock_mine(void)
+{
+    return atomic_load_explicit(&owner, memory_order_relaxed) == self_token();
+}
+
 int tlm_core_lock_release_all(void)
 {
     if (atomic_load_explicit(&owner, memory_order_relaxed) != self_token())

@@ -77,6 +77,13 @@ static void check_in_handler_calls(int src)
     HEXPECT(telemem_get_nbi(src, &v, tb, 8), TELEMEM_ERR_IN_HANDLER);
     HEXPECT(telemem_put_nb(src, tb, &v, 8, &h), TELEMEM_ERR_IN_HANDLER);
     HEXPECT(telemem_get_nb(src, &v, tb, 8, &h), TELEMEM_ERR_IN_HANDLER);
+    /* Atomics have a lock-free path for window blocks: still refused. */
+    HEXPECT(telemem_atomic_fetch_add(src, tb, TELEMEM_INT64, &v, NULL),
+            TELEMEM_ERR_IN_HANDLER);
+    HEXPECT(telemem_atomic_swap_nbi(src, tb, TELEMEM_INT64, &v, NULL),
+            TELEMEM_ERR_IN_HANDLER);
+    HEXPECT(telemem_atomic_cswap_nb(src, tb, TELEMEM_INT64, &v, &v, NULL, &h),
+            TELEMEM_ERR_IN_HANDLER);
     HEXPECT(telemem_wait(&h), TELEMEM_ERR_IN_HANDLER);
     HEXPECT(telemem_test(&h, &done), TELEMEM_ERR_IN_HANDLER);
     HEXPECT(telemem_quiet(), TELEMEM_ERR_IN_HANDLER);

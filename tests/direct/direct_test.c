@@ -4,7 +4,10 @@
  * loop, transfers outside the target's memory refused before any byte
  * moves, and a deregistered range never written again.  Run with
  * TELEMEM_DIRECT=always, never and auto (and TELEMEM_DIRECT_CMA=n): the
- * data must be the same.  Usage: direct_test [nopoll|chains|oor|dereg]... */
+ * data must be the same.  An atomic on a window block after puts by the
+ * AM path to the same target finds them applied (the lock-free express
+ * path must not overtake them).
+ * Usage: direct_test [nopoll|chains|oor|dereg|atomic-order]... */
 #include <stdatomic.h>
 #include <stdbool.h>
 
@@ -262,6 +265,64 @@ static void test_dereg(void)
         tt_log("dereg: ok");
 }
 
+/* ---- atomics after AM puts -------------------------------------------------- */
+
+/* Rank 0 puts a value into rank 1's registered range (64 bytes: the AM
+ * path, CMA keys start at 4 KiB), then swaps a word of rank 1's window
+ * block; rank 1 polls until it sees the swap and must find the put there
+ * already, then acknowledges.  Both forms: blocking swap and
+ * fetch-and-add nbi + quiet. */
+static void test_atomic_order(uint8_t **bases, uint8_t **regs)
+{
+    enum { ROUNDS = 200, FLAG = 32768 };
+    memset(regs[me], 0, 64); /* earlier tests left data in both */
+    memset(bases[me] + FLAG, 0, 8);
+    TT_CHECK(telemem_barrier());
+    volatile int64_t *flag = (volatile int64_t *)(void *)(bases[1] + FLAG);
+    volatile int64_t *ack = (volatile int64_t *)(void *)(bases[0] + FLAG);
+    for (int64_t k = 1; k <= ROUNDS; k++) {
+        if (me == 0) {
+            uint64_t v[8];
+            for (int i = 0; i < 8; i++)
+                v[i] = (uint64_t)k * 1000 + (uint64_t)i;
+            TT_CHECK(telemem_put_nbi(1, regs[1], v, sizeof(v)));
+            int64_t old = -1;
+            if (k % 2) {
+                TT_CHECK(telemem_atomic_swap(1, (void *)flag, TELEMEM_INT64,
+                                             &k, &old));
+            } else {
+                int64_t one = 1;
+                TT_CHECK(telemem_atomic_fetch_add_nbi(
+                    1, (void *)flag, TELEMEM_INT64, &one, &old));
+                TT_CHECK(telemem_quiet());
+            }
+            TT_ASSERT(old == k - 1, "round %lld: old %lld",
+                      (long long)k, (long long)old);
+            while (__atomic_load_n(ack, __ATOMIC_ACQUIRE) != k) {
+                int rc = telemem_poll();
+                TT_ASSERT(rc >= 0, "telemem_poll: %s", telemem_strerror(rc));
+            }
+        } else if (me == 1) {
+            while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != k) {
+                int rc = telemem_poll();
+                TT_ASSERT(rc >= 0, "telemem_poll: %s", telemem_strerror(rc));
+            }
+            uint64_t *r = (uint64_t *)(void *)regs[1];
+            for (int i = 0; i < 8; i++)
+                TT_ASSERT(__atomic_load_n(&r[i], __ATOMIC_RELAXED) ==
+                              (uint64_t)k * 1000 + (uint64_t)i,
+                          "round %lld: word %d of the put is %llu: the "
+                          "atomic overtook it", (long long)k, i,
+                          (unsigned long long)r[i]);
+            TT_CHECK(telemem_put(0, (void *)ack, &k, sizeof(k)));
+            TT_CHECK(telemem_fence(0));
+        }
+    }
+    TT_CHECK(telemem_barrier());
+    if (me == 0)
+        tt_log("atomic-order: ok (%d rounds)", ROUNDS);
+}
+
 int main(int argc, char **argv)
 {
     tt_init(&argc, &argv, "direct_test");
@@ -294,6 +355,8 @@ int main(int argc, char **argv)
             test_oor(bases, reg, regs);
         if (all || !strcmp(t, "dereg"))
             test_dereg();
+        if (all || !strcmp(t, "atomic-order"))
+            test_atomic_order(bases, regs);
         all = false;
     }
     TT_CHECK(telemem_barrier());
