@@ -404,6 +404,40 @@ TELEMEM_API int telemem_barrier(void);
 TELEMEM_API int telemem_poll(void);
 
 /**
+ * State of a wait in the caller's own loop (telemem_wait_poll()).  Set it
+ * with TELEMEM_WAIT_INIT(rank) before the loop: @p rank is the rank whose
+ * death ends the wait, or -1 for any rank.  The fields are private.
+ */
+typedef struct telemem_wait {
+    double start, next_check;
+    int idle, rank;
+} telemem_wait_t;
+#define TELEMEM_WAIT_INIT(rank) {0.0, 0.0, 0, (rank)}
+
+/**
+ * One turn of a wait in the caller's own loop, for a condition a put or an
+ * active-message handler will make true (a flag in registered memory):
+ *
+ *     telemem_wait_t w = TELEMEM_WAIT_INIT(peer);
+ *     while (!*flag)
+ *         if ((rc = telemem_wait_poll(&w)) != TELEMEM_OK)
+ *             break;
+ *
+ * Each call polls as telemem_poll() does; after TELEMEM_SPIN_COUNT turns
+ * that found nothing it yields the core, and it ends the wait by the same
+ * rules as Telemem's own blocking calls: when w's rank (any rank for -1)
+ * has died (checked every TELEMEM_LIVENESS_INTERVAL seconds) or when the
+ * wait has lasted TELEMEM_TIMEOUT seconds (if set).  Both are logged.
+ * @retval TELEMEM_OK                keep waiting
+ * @retval TELEMEM_ERR_PEER_DEAD     a rank the wait depends on died
+ * @retval TELEMEM_ERR_TIMED_OUT     TELEMEM_TIMEOUT passed
+ * @retval TELEMEM_ERR_INVALID_ARG   w is NULL or its rank out of range
+ * @retval TELEMEM_ERR_NOT_INITIALIZED, TELEMEM_ERR_IN_HANDLER,
+ *         TELEMEM_ERR_TRANSPORT
+ */
+TELEMEM_API int telemem_wait_poll(telemem_wait_t *w);
+
+/**
  * Whether rank @p rank is still running, for programs that wait in their
  * own loops (spinning on a flag an active message sets, as libarmci's
  * notify and mutex waits do) and must not hang when a peer dies.  Telemem's

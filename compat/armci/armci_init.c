@@ -128,44 +128,25 @@ void tlm_armci_poll(const char *call)
 void tlm_armci_wait_init(tlm_armci_wait_t *w, const char *call, int peer)
 {
     w->call = call;
-    w->peer = peer;
-    w->spins = 0;
-    w->next_check = 0;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    w->w = (telemem_wait_t)TELEMEM_WAIT_INIT(peer);
 }
 
 void tlm_armci_wait_poll(tlm_armci_wait_t *w)
 {
-    tlm_armci_poll(w->call);
-    /* the clock every 256 turns, the peers every TLM_ARMCI_LIVENESS s */
-    if (TLM_ARMCI_LIKELY(++w->spins & 255))
+    int rc = telemem_wait_poll(&w->w);
+    if (TLM_ARMCI_LIKELY(rc == TELEMEM_OK))
         return;
-    double t = now_s();
-    if (w->next_check == 0) {
-        w->next_check = t + TLM_ARMCI_LIVENESS;
-        return;
+    int peer = w->w.rank;
+    if (rc == TELEMEM_ERR_PEER_DEAD) {
+        for (int r = 0; peer < 0 && r < tlm_armci.n; r++)
+            if (telemem_rank_alive(r) == TELEMEM_ERR_PEER_DEAD)
+                peer = r;
+        tlm_armci_fail(w->call, "rank %d died while this rank waited for %s",
+                       peer, w->w.rank < 0 ? "another rank" : "it");
     }
-    if (t < w->next_check)
-        return;
-    w->next_check = t + TLM_ARMCI_LIVENESS;
-    int lo = w->peer < 0 ? 0 : w->peer;
-    int hi = w->peer < 0 ? tlm_armci.n : w->peer + 1;
-    for (int r = lo; r < hi; r++) {
-        int rc = telemem_rank_alive(r);
-        if (rc == TELEMEM_ERR_PEER_DEAD)
-            tlm_armci_fail(w->call, "rank %d died while this rank waited "
-                           "for %s", r,
-                           w->peer < 0 ? "another rank" : "it");
-        if (rc != TELEMEM_OK)
-            tlm_armci_rc_slow(w->call, rc, "asking whether rank %d is alive",
-                              r);
-    }
+    if (peer < 0)
+        tlm_armci_rc_slow(w->call, rc, "waiting for another rank");
+    tlm_armci_rc_slow(w->call, rc, "waiting for rank %d", peer);
 }
 
 void PARMCI_Error(const char *msg, int code)

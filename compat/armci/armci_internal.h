@@ -128,16 +128,13 @@ void tlm_armci_hdl_add(armci_hdl_t *hdl, int proc);
 /** Poll Telemem once (fails on a transport error). */
 void tlm_armci_poll(const char *call);
 
-/** A wait in libarmci's own loop (a flag an active message sets): polls,
- *  and every TLM_ARMCI_LIVENESS seconds asks telemem_rank_alive() about
- *  the rank it waits for (every rank when peer < 0), failing the call
- *  with the dead rank's number instead of hanging. */
-#define TLM_ARMCI_LIVENESS 0.25
+/** A wait in libarmci's own loop (a flag an active message sets), with
+ *  Telemem's rules for giving up (telemem_wait_poll(): the rank it waits
+ *  for, every rank when peer < 0, dead, or TELEMEM_TIMEOUT passed): the
+ *  call fails naming the dead rank instead of hanging. */
 typedef struct tlm_armci_wait {
     const char *call;
-    int peer;
-    unsigned spins;
-    double next_check;
+    telemem_wait_t w;
 } tlm_armci_wait_t;
 void tlm_armci_wait_init(tlm_armci_wait_t *w, const char *call, int peer);
 void tlm_armci_wait_poll(tlm_armci_wait_t *w);

@@ -113,6 +113,24 @@ int telemem_poll(void)
     return tlm_am_progress();
 }
 
+int telemem_wait_poll(telemem_wait_t *w)
+{
+    TLM_API_GUARD();
+    int rc = tlm_core_check_comm();
+    if (rc != TELEMEM_OK)
+        return rc;
+    if (!w || w->rank < -1 || w->rank >= tlm_core.nranks) {
+        tlm_error("wait_poll: %s", !w ? "w is NULL" : "rank out of range");
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    tlm_wait_t iw = {w->start, w->next_check, w->idle, w->rank};
+    rc = tlm_core_wait_step(&iw);
+    w->start = iw.start;
+    w->next_check = iw.next_check;
+    w->idle = iw.idle;
+    return rc;
+}
+
 int telemem_rank_alive(int rank)
 {
     TLM_API_GUARD();

@@ -4,8 +4,11 @@
  * ARMCIX_Lock_hdl likewise ("lock-hdl") or in armci_msg_rcv ("recv").
  * Run with telemem-run --keep-going so that only rank 0's own detection
  * ends it: rank 0 must print "[armci r0] CALL: rank 1 died ..." and exit;
- * meson checks the message and that the job ended (no launcher timeout). */
+ * meson checks the message and that the job ended (no launcher timeout).
+ * "timeout": rank 1 stays alive but never notifies, and TELEMEM_TIMEOUT
+ * ends rank 0's armci_notify_wait. */
 #include <signal.h>
+#include <unistd.h>
 
 #include "at.h"
 
@@ -29,12 +32,16 @@ int main(int argc, char **argv)
     if (at_me == 1 && strcmp(mode, "lock-hdl") == 0)
         ARMCIX_Lock_hdl(h, 0, 0);
     ARMCI_Barrier();
+    if (at_me == 1 && strcmp(mode, "timeout") == 0) {
+        sleep(60); /* the launcher ends it when rank 0 fails */
+        return 0;
+    }
     if (at_me == 1) {
         at_log("rank 1: SIGKILL to myself (%s)", mode);
         raise(SIGKILL);
     }
     int v = 0, len = 0;
-    if (strcmp(mode, "notify") == 0)
+    if (strcmp(mode, "notify") == 0 || strcmp(mode, "timeout") == 0)
         armci_notify_wait(1, &v);
     else if (strcmp(mode, "lock") == 0)
         ARMCI_Lock(0, 0);

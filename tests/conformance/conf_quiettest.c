@@ -5,7 +5,8 @@
  * as rank 0 resumes them (SIGCONT), with the data in place as after quiet; a
  * refused put is reported once, by the test that finds it done.  No timing
  * is asserted: rank 0 resumes a rank only after /proc shows it stopped.
- * Also telemem_rank_alive's argument checks (a stopped rank is alive). */
+ * Also telemem_rank_alive's and telemem_wait_poll's argument checks (a
+ * stopped rank is alive). */
 #include <errno.h>
 #include <signal.h>
 #include <sys/types.h>
@@ -54,6 +55,13 @@ int main(int argc, char **argv)
     TT_EXPECT(telemem_rank_alive(n), TELEMEM_ERR_INVALID_ARG);
     for (int r = 0; r < n; r++)
         TT_CHECK(telemem_rank_alive(r));
+    TT_EXPECT(telemem_wait_poll(NULL), TELEMEM_ERR_INVALID_ARG);
+    telemem_wait_t bad = TELEMEM_WAIT_INIT(n);
+    TT_EXPECT(telemem_wait_poll(&bad), TELEMEM_ERR_INVALID_ARG);
+    bad = (telemem_wait_t)TELEMEM_WAIT_INIT(-2);
+    TT_EXPECT(telemem_wait_poll(&bad), TELEMEM_ERR_INVALID_ARG);
+    telemem_wait_t any = TELEMEM_WAIT_INIT(-1);
+    TT_CHECK(telemem_wait_poll(&any));
 
     /* 2. Nothing pending: done at once. */
     TT_CHECK(telemem_quiet_test(&done));

@@ -88,6 +88,16 @@ int main(int argc, char **argv)
     TT_EXPECT(telemem_rank_alive(victim), TELEMEM_ERR_PEER_DEAD);
     for (int r = 0; r < victim; r++)
         TT_CHECK(telemem_rank_alive(r));
+    /* A wait in our own loop on the dead rank ends (any rank: too). */
+    for (int k = 0; k < 2; k++) {
+        telemem_wait_t w = TELEMEM_WAIT_INIT(k ? -1 : victim);
+        t0 = tt_now();
+        do
+            rc = telemem_wait_poll(&w);
+        while (rc == TELEMEM_OK);
+        report(k ? "wait_poll on any rank" : "wait_poll on the dead rank", rc,
+               t0);
+    }
     /* quiet_test after a put to the dead rank */
     int done = 0;
     t0 = tt_now();

@@ -1,7 +1,7 @@
 /* fail_timeout.c - failure: TELEMEM_TIMEOUT.  Run with TELEMEM_TIMEOUT=2 at
  * 2 ranks.  Rank 1 stops polling for 8 s; meanwhile rank 0's blocking get
- * from it and its quiet after a put to it return TELEMEM_ERR_TIMED_OUT
- * (no hang).  Then rank 1 comes back, signals rank 0 with a put, and the
+ * from it, its quiet after a put to it and a telemem_wait_poll() loop on
+ * a flag nobody sets return TELEMEM_ERR_TIMED_OUT (no hang).  Then rank 1 comes back, signals rank 0 with a put, and the
  * job ends cleanly: the put that timed out in quiet is completed by the
  * next quiet, and the late answer to the timed-out get never writes into
  * the buffer the caller got back.  Run with TELEMEM_DIRECT=never: on one
@@ -45,6 +45,15 @@ int main(int argc, char **argv)
         t0 = tt_now();
         TT_EXPECT(telemem_quiet(), TELEMEM_ERR_TIMED_OUT);
         tt_log("quiet timed out after %.2f s", tt_now() - t0);
+        /* A wait in our own loop on a flag nobody sets ends the same way. */
+        telemem_wait_t w = TELEMEM_WAIT_INIT(1);
+        volatile uint64_t *never = (volatile uint64_t *)(void *)(mine + 16);
+        int wrc = TELEMEM_OK;
+        t0 = tt_now();
+        while (*never == 0 && wrc == TELEMEM_OK)
+            wrc = telemem_wait_poll(&w);
+        TT_EXPECT(wrc, TELEMEM_ERR_TIMED_OUT);
+        tt_log("wait_poll timed out after %.2f s", tt_now() - t0);
         /* Wait (polling) for rank 1 to come back. */
         tt_wait_flag((volatile uint64_t *)(void *)mine, 1, 60,
                      "rank 1 to wake up");
