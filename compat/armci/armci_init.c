@@ -137,13 +137,7 @@ void tlm_armci_wait_poll(tlm_armci_wait_t *w)
     if (TLM_ARMCI_LIKELY(rc == TELEMEM_OK))
         return;
     int peer = w->w.rank;
-    if (rc == TELEMEM_ERR_PEER_DEAD) {
-        for (int r = 0; peer < 0 && r < tlm_armci.n; r++)
-            if (telemem_rank_alive(r) == TELEMEM_ERR_PEER_DEAD)
-                peer = r;
-        tlm_armci_fail(w->call, "rank %d died while this rank waited for %s",
-                       peer, w->w.rank < 0 ? "another rank" : "it");
-    }
+    /* rc_slow names the rank that died */
     if (peer < 0)
         tlm_armci_rc_slow(w->call, rc, "waiting for another rank");
     tlm_armci_rc_slow(w->call, rc, "waiting for rank %d", peer);

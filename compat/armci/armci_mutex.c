@@ -47,9 +47,18 @@ void PARMCI_Lock(int mutex, int proc)
 {
     static const char call[] = "ARMCI_Lock";
     check(call, mutex, proc);
-    tlm_armci_rc(call, telemem_mutex_lock(tlm_armci.mutex_set, mutex, proc),
-                 "mutex %d on proc %d (does it exist? is it held already?)",
-                 mutex, proc);
+    int rc = telemem_mutex_lock(tlm_armci.mutex_set, mutex, proc);
+    if (TLM_ARMCI_LIKELY(rc == TELEMEM_OK))
+        return;
+    /* The hint only where the call itself could be wrong: not after a
+     * peer died or the wait timed out. */
+    if (rc == TELEMEM_ERR_PEER_DEAD || rc == TELEMEM_ERR_TIMED_OUT ||
+        rc == TELEMEM_ERR_TRANSPORT)
+        tlm_armci_rc_slow(call, rc, "mutex %d on proc %d", mutex, proc);
+    tlm_armci_rc_slow(call, rc,
+                      "mutex %d on proc %d (does it exist? is it held "
+                      "already?)",
+                      mutex, proc);
 }
 TLM_ARMCI_ALIAS(Lock);
 
