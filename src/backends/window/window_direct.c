@@ -413,9 +413,18 @@ static int cma_chain(win_rkey_t *rk, const tlm_direct_seg_t *segs, int nsegs,
         const tlm_direct_seg_t *s = &segs[i];
         uintptr_t loc = s->local, rem = s->remote;
         for (size_t b = 0; b < s->count; b++) {
-            if (s->block) {
-                l[n] = (struct iovec){(void *)loc, s->block};
-                r[n] = (struct iovec){(void *)rem, s->block};
+            /* A put's last 8 bytes (last byte when shorter) get an entry
+             * of their own: the kernel copies the entries in order, so
+             * they land after the rest (seg_chain's promise). */
+            bool last = write && i == nsegs - 1 && b == s->count - 1;
+            size_t tail = !last || s->block <= 1 ? 0 : s->block > 8 ? 8 : 1;
+            for (int part = 0; s->block && part < 2; part++) {
+                size_t off = part ? s->block - tail : 0;
+                size_t len = part ? tail : s->block - tail;
+                if (!len)
+                    continue;
+                l[n] = (struct iovec){(void *)(loc + off), len};
+                r[n] = (struct iovec){(void *)(rem + off), len};
                 if (++n == WIN_IOV) {
                     int rc = cma_batch(rk, l, r, n, write);
                     if (rc != TELEMEM_OK)
