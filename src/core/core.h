@@ -90,6 +90,7 @@ typedef struct tlm_region {
 
 typedef struct tlm_core {
     bool initialized;
+    bool finalizing; /* in telemem_finalize's barrier */
     bool in_handler;
     bool locking;       /* threads: every entry point takes the big lock */
     int thread_level;   /* TELEMEM_THREAD_* */

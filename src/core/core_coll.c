@@ -157,7 +157,11 @@ static int coll_recv(int src, uint32_t seq, uint16_t round, void *dst,
 {
     tlm_coll_msg_t *m, **link = NULL;
     tlm_wait_t w;
-    tlm_core_wait_init(&w, src);
+    /* Every rank takes part, so any death dooms the collective: watch them
+     * all (src may itself wait for the dead one).  Not in finalize's
+     * barrier: ranks that left it may be gone, and network transports
+     * cannot tell a rank that exited after finalize from a dead one. */
+    tlm_core_wait_init(&w, tlm_core.finalizing ? src : -1);
     for (;;) {
         m = inbox_find(src, seq, round, &link);
         if (m && m->got == m->total)

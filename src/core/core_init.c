@@ -375,6 +375,7 @@ int telemem_finalize(void)
     if (rc != TELEMEM_OK)
         return rc;
     rc = telemem_quiet();
+    tlm_core.finalizing = true;
     int brc = telemem_barrier();
     if (rc == TELEMEM_OK)
         rc = brc;
