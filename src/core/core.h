@@ -231,12 +231,9 @@ int tlm_core_flush(int rank);
 int tlm_core_flush_am(int rank);
 
 /* core_wait (in core_init.c): keep polling while waiting, bounded by
- * TELEMEM_TIMEOUT, watching the liveness of peer (all when < 0). */
-typedef struct tlm_wait {
-    double start, next_check;
-    int idle;
-    int peer;
-} tlm_wait_t;
+ * TELEMEM_TIMEOUT, watching the liveness of rank (all when < 0).  The
+ * public telemem_wait_t, which telemem_wait_poll() steps the same way. */
+typedef telemem_wait_t tlm_wait_t;
 void tlm_core_wait_init(tlm_wait_t *w, int peer);
 int tlm_core_wait_step(tlm_wait_t *w);
 

@@ -189,112 +189,87 @@ void tlm_core_atomic_init(void)
     tlm_am_set_handler(TLM_AM_RMW_REP, on_rmw_rep);
 }
 
+/* Every public atomic: the express path first, then the locked one
+ * (which reports what express declined for bad arguments).  An nb call
+ * completed by express returns TELEMEM_HANDLE_NULL (complete).  Inlined:
+ * as a call of its own it cost ARMCI_Rmw 9% (67 -> 61 Mops/s). */
+static inline __attribute__((always_inline)) int atomic_call(const char *what, int mode, int op, int rank,
+                       void *remote, telemem_type_t type, const void *compare,
+                       const void *value, void *old, telemem_handle_t *h)
+{
+    if (mode != TLM_MODE_NB || h) {
+        int rc = express(op, rank, remote, type, compare, value, old);
+        if (rc != TLM_DIRECT_DECLINED) {
+            if (h)
+                *h = TELEMEM_HANDLE_NULL;
+            return rc;
+        }
+    }
+    TLM_API_GUARD();
+    return rmw(what, mode, op, rank, remote, type, compare, value, old, h);
+}
+
 int telemem_atomic_fetch_add(int rank, void *remote, telemem_type_t type,
                              const void *value, void *old)
 {
-    int xrc = express(TLM_RMW_FADD, rank, remote, type, NULL, value, old);
-    if (xrc != TLM_DIRECT_DECLINED)
-        return xrc;
-    TLM_API_GUARD();
-    return rmw("atomic_fetch_add", TLM_MODE_BLOCK, TLM_RMW_FADD, rank, remote,
-               type, NULL, value, old, NULL);
+    return atomic_call("atomic_fetch_add", TLM_MODE_BLOCK, TLM_RMW_FADD, rank,
+                       remote, type, NULL, value, old, NULL);
 }
 
 int telemem_atomic_swap(int rank, void *remote, telemem_type_t type,
                         const void *value, void *old)
 {
-    int xrc = express(TLM_RMW_SWAP, rank, remote, type, NULL, value, old);
-    if (xrc != TLM_DIRECT_DECLINED)
-        return xrc;
-    TLM_API_GUARD();
-    return rmw("atomic_swap", TLM_MODE_BLOCK, TLM_RMW_SWAP, rank, remote, type,
-               NULL, value, old, NULL);
+    return atomic_call("atomic_swap", TLM_MODE_BLOCK, TLM_RMW_SWAP, rank,
+                       remote, type, NULL, value, old, NULL);
 }
 
 int telemem_atomic_cswap(int rank, void *remote, telemem_type_t type,
                          const void *compare, const void *value, void *old)
 {
-    int xrc = express(TLM_RMW_CSWAP, rank, remote, type, compare, value, old);
-    if (xrc != TLM_DIRECT_DECLINED)
-        return xrc;
-    TLM_API_GUARD();
-    return rmw("atomic_cswap", TLM_MODE_BLOCK, TLM_RMW_CSWAP, rank, remote,
-               type, compare, value, old, NULL);
+    return atomic_call("atomic_cswap", TLM_MODE_BLOCK, TLM_RMW_CSWAP, rank,
+                       remote, type, compare, value, old, NULL);
 }
 
 int telemem_atomic_fetch_add_nb(int rank, void *remote, telemem_type_t type,
                                 const void *value, void *old,
                                 telemem_handle_t *h)
 {
-    int xrc = h ? express(TLM_RMW_FADD, rank, remote, type, NULL, value, old)
-                : TLM_DIRECT_DECLINED;
-    if (xrc != TLM_DIRECT_DECLINED) {
-        *h = TELEMEM_HANDLE_NULL; /* complete */
-        return xrc;
-    }
-    TLM_API_GUARD();
-    return rmw("atomic_fetch_add_nb", TLM_MODE_NB, TLM_RMW_FADD, rank, remote,
-               type, NULL, value, old, h);
+    return atomic_call("atomic_fetch_add_nb", TLM_MODE_NB, TLM_RMW_FADD, rank,
+                       remote, type, NULL, value, old, h);
 }
 
 int telemem_atomic_swap_nb(int rank, void *remote, telemem_type_t type,
                            const void *value, void *old, telemem_handle_t *h)
 {
-    int xrc = h ? express(TLM_RMW_SWAP, rank, remote, type, NULL, value, old)
-                : TLM_DIRECT_DECLINED;
-    if (xrc != TLM_DIRECT_DECLINED) {
-        *h = TELEMEM_HANDLE_NULL; /* complete */
-        return xrc;
-    }
-    TLM_API_GUARD();
-    return rmw("atomic_swap_nb", TLM_MODE_NB, TLM_RMW_SWAP, rank, remote, type,
-               NULL, value, old, h);
+    return atomic_call("atomic_swap_nb", TLM_MODE_NB, TLM_RMW_SWAP, rank,
+                       remote, type, NULL, value, old, h);
 }
 
 int telemem_atomic_cswap_nb(int rank, void *remote, telemem_type_t type,
                             const void *compare, const void *value, void *old,
                             telemem_handle_t *h)
 {
-    int xrc = h ? express(TLM_RMW_CSWAP, rank, remote, type, compare, value, old)
-                : TLM_DIRECT_DECLINED;
-    if (xrc != TLM_DIRECT_DECLINED) {
-        *h = TELEMEM_HANDLE_NULL; /* complete */
-        return xrc;
-    }
-    TLM_API_GUARD();
-    return rmw("atomic_cswap_nb", TLM_MODE_NB, TLM_RMW_CSWAP, rank, remote,
-               type, compare, value, old, h);
+    return atomic_call("atomic_cswap_nb", TLM_MODE_NB, TLM_RMW_CSWAP, rank,
+                       remote, type, compare, value, old, h);
 }
 
 int telemem_atomic_fetch_add_nbi(int rank, void *remote, telemem_type_t type,
                                  const void *value, void *old)
 {
-    int xrc = express(TLM_RMW_FADD, rank, remote, type, NULL, value, old);
-    if (xrc != TLM_DIRECT_DECLINED)
-        return xrc;
-    TLM_API_GUARD();
-    return rmw("atomic_fetch_add_nbi", TLM_MODE_NBI, TLM_RMW_FADD, rank, remote,
-               type, NULL, value, old, NULL);
+    return atomic_call("atomic_fetch_add_nbi", TLM_MODE_NBI, TLM_RMW_FADD,
+                       rank, remote, type, NULL, value, old, NULL);
 }
 
 int telemem_atomic_swap_nbi(int rank, void *remote, telemem_type_t type,
                             const void *value, void *old)
 {
-    int xrc = express(TLM_RMW_SWAP, rank, remote, type, NULL, value, old);
-    if (xrc != TLM_DIRECT_DECLINED)
-        return xrc;
-    TLM_API_GUARD();
-    return rmw("atomic_swap_nbi", TLM_MODE_NBI, TLM_RMW_SWAP, rank, remote,
-               type, NULL, value, old, NULL);
+    return atomic_call("atomic_swap_nbi", TLM_MODE_NBI, TLM_RMW_SWAP, rank,
+                       remote, type, NULL, value, old, NULL);
 }
 
 int telemem_atomic_cswap_nbi(int rank, void *remote, telemem_type_t type,
                              const void *compare, const void *value, void *old)
 {
-    int xrc = express(TLM_RMW_CSWAP, rank, remote, type, compare, value, old);
-    if (xrc != TLM_DIRECT_DECLINED)
-        return xrc;
-    TLM_API_GUARD();
-    return rmw("atomic_cswap_nbi", TLM_MODE_NBI, TLM_RMW_CSWAP, rank, remote,
-               type, compare, value, old, NULL);
+    return atomic_call("atomic_cswap_nbi", TLM_MODE_NBI, TLM_RMW_CSWAP, rank,
+                       remote, type, compare, value, old, NULL);
 }

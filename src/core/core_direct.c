@@ -965,9 +965,6 @@ void tlm_core_direct_fini(void)
 {
     for (int r = 0; D.peers && r < tlm_core.nranks; r++) {
         dpeer_t *p = &D.peers[r];
-        x_write_begin();
-        x_drop(p, 0, UINTPTR_MAX);
-        x_write_end();
         if (p->d)
             cache_drop(r, 0, UINTPTR_MAX, false);
         free(p->keys);

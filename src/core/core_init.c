@@ -48,7 +48,7 @@ void tlm_core_wait_init(tlm_wait_t *w, int peer)
     w->start = 0;
     w->next_check = 0;
     w->idle = 0;
-    w->peer = peer;
+    w->rank = peer;
 }
 
 static int check_alive(int peer)
@@ -99,7 +99,7 @@ int tlm_core_wait_step(tlm_wait_t *w)
     }
     if (now >= w->next_check) {
         w->next_check = now + tlm_core.cfg.LIVENESS_INTERVAL;
-        return check_alive(w->peer);
+        return check_alive(w->rank);
     }
     return TELEMEM_OK;
 }
@@ -123,12 +123,7 @@ int telemem_wait_poll(telemem_wait_t *w)
         tlm_error("wait_poll: %s", !w ? "w is NULL" : "rank out of range");
         return TELEMEM_ERR_INVALID_ARG;
     }
-    tlm_wait_t iw = {w->start, w->next_check, w->idle, w->rank};
-    rc = tlm_core_wait_step(&iw);
-    w->start = iw.start;
-    w->next_check = iw.next_check;
-    w->idle = iw.idle;
-    return rc;
+    return tlm_core_wait_step(w);
 }
 
 int telemem_rank_alive(int rank)
