@@ -278,8 +278,8 @@ static void test_atomic_order(uint8_t **bases, uint8_t **regs)
     memset(regs[me], 0, 64); /* earlier tests left data in both */
     memset(bases[me] + FLAG, 0, 8);
     TT_CHECK(telemem_barrier());
-    volatile int64_t *flag = (volatile int64_t *)(void *)(bases[1] + FLAG);
-    volatile int64_t *ack = (volatile int64_t *)(void *)(bases[0] + FLAG);
+    volatile uint64_t *flag = (volatile uint64_t *)(void *)(bases[1] + FLAG);
+    volatile uint64_t *ack = (volatile uint64_t *)(void *)(bases[0] + FLAG);
     for (int64_t k = 1; k <= ROUNDS; k++) {
         if (me == 0) {
             uint64_t v[8];
@@ -298,15 +298,9 @@ static void test_atomic_order(uint8_t **bases, uint8_t **regs)
             }
             TT_ASSERT(old == k - 1, "round %lld: old %lld",
                       (long long)k, (long long)old);
-            while (__atomic_load_n(ack, __ATOMIC_ACQUIRE) != k) {
-                int rc = telemem_poll();
-                TT_ASSERT(rc >= 0, "telemem_poll: %s", telemem_strerror(rc));
-            }
+            tt_wait_flag(ack, (uint64_t)k, 60, "rank 1's acknowledgement");
         } else if (me == 1) {
-            while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != k) {
-                int rc = telemem_poll();
-                TT_ASSERT(rc >= 0, "telemem_poll: %s", telemem_strerror(rc));
-            }
+            tt_wait_flag(flag, (uint64_t)k, 60, "rank 0's atomic");
             uint64_t *r = (uint64_t *)(void *)regs[1];
             for (int i = 0; i < 8; i++)
                 TT_ASSERT(__atomic_load_n(&r[i], __ATOMIC_RELAXED) ==
