@@ -401,6 +401,14 @@ int tlm_core_direct_flush(int rank)
     return rc;
 }
 
+/* After handlers may have run (a wait): the key of [lo, lo+len) again in
+ * *e.  TELEMEM_OK, or TLM_DIRECT_DECLINED when it was withdrawn. */
+static int refind_key(dpeer_t *p, uintptr_t lo, size_t len, rkey_ent_t **e)
+{
+    *e = cache_find(p, lo, len);
+    return *e && (*e)->rk ? TELEMEM_OK : TLM_DIRECT_DECLINED;
+}
+
 /* Complete earlier AM requests to rank that a direct transfer of
  * [lo, lo+len) could overtake (puts and accumulates not yet applied, gets
  * not yet answered).  Handlers run while it waits, so the key *e is looked
@@ -412,10 +420,7 @@ static inline int order_after_am(int rank, dpeer_t *p, uintptr_t lo,
     if (TLM_LIKELY(tlm_core_peer_am_idle(&tlm_core.peers[rank])))
         return TELEMEM_OK;
     int rc = tlm_core_flush_am(rank);
-    if (rc != TELEMEM_OK)
-        return rc;
-    *e = cache_find(p, lo, len);
-    return *e && (*e)->rk ? TELEMEM_OK : TLM_DIRECT_DECLINED;
+    return rc != TELEMEM_OK ? rc : refind_key(p, lo, len, e);
 }
 
 /* ---- the express path ------------------------------------------------------ */
@@ -711,11 +716,10 @@ static int run_chain(int rank, bool write, const tlm_direct_seg_t *segs,
      * earlier ones first.  This keeps one batch in flight per peer. */
     if (!d->sync && tlm_core.peers[rank].direct_busy) {
         rc = tlm_core_direct_settle(rank);
+        if (rc == TELEMEM_OK)
+            rc = refind_key(p, lo, ext, &e); /* handlers ran: withdrawn? */
         if (rc != TELEMEM_OK)
             return rc;
-        e = cache_find(p, lo, ext); /* handlers ran: withdrawn? */
-        if (!e || !e->rk)
-            return TLM_DIRECT_DECLINED;
     }
     /* From here no poll runs before the driver has the chain: the key
      * cannot be withdrawn under us. */
@@ -727,11 +731,10 @@ static int run_chain(int rank, bool write, const tlm_direct_seg_t *segs,
         if (rc != TELEMEM_ERR_AGAIN)
             break;
         rc = tlm_core_wait_step(&w);
+        if (rc == TELEMEM_OK)
+            rc = refind_key(p, lo, ext, &e); /* withdrawn while we waited? */
         if (rc != TELEMEM_OK)
             return rc;
-        e = cache_find(p, lo, ext);
-        if (!e || !e->rk)
-            return TLM_DIRECT_DECLINED; /* withdrawn while we waited */
     }
     if (rc != TELEMEM_OK)
         return rc;
