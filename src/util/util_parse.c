@@ -96,6 +96,8 @@ int tlm_util_parse_seconds(const char *s, double *out)
         v *= 3600.0;
     else
         return -1;
+    if (!isfinite(v)) /* "1e308h" overflows in the unit multiply */
+        return -1;
     *out = v;
     return 0;
 }

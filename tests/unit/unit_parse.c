@@ -171,6 +171,9 @@ int main(void)
     sec_bad("nan");
     sec_bad("inf");
     sec_bad("1e400");
+    sec_bad("1e307h");      /* finite, but not after the unit multiply */
+    sec_bad("1e307min");
+    sec_ok("1e300h", 3.6e303);
     sec_bad("30 ");
 
     if (fails) {
