@@ -1,10 +1,14 @@
 /* ucx_transport.c - the UCX transport: one UCP worker per process, UCP
- * active messages (eager, one handler id) carrying Telemem's messages, the
+ * active messages (one handler id) carrying Telemem's messages, the
  * sender's rank in the AM header, endpoints created on first send from the
  * worker addresses exchanged through the bootstrap store (kept per rank at
  * their exact length), capped by TELEMEM_NET_MAX_PEERS first come first
- * served; send buffers are one pool shared by all peers.  UCX_TLS selects
- * the wires as usual (tcp, sysv/posix/cma, rc/ud on InfiniBand). */
+ * served.  Messages up to 16 KiB go eagerly from one pool of send buffers
+ * shared by all peers; longer ones (up to 1 MiB of payload) go from a few
+ * big buffers, made at the first such send, by whatever protocol UCX picks
+ * (rendezvous: the receiver pulls the data into a buffer of its own).
+ * UCX_TLS selects the wires as usual (tcp, sysv/posix/cma, rc/ud on
+ * InfiniBand). */
 #define TLM_LOG_SUBSYS "ucx"
 #include <limits.h>
 #include <stdio.h>
@@ -22,6 +26,13 @@
 #define UCX_HDR_ROOM 256u
 #define UCX_MSG (UCX_PAYLOAD + UCX_HDR_ROOM)
 #define UCX_TX_COUNT 256
+/* Big messages: one message of a 1 MiB put, header included.  UCX sends
+ * them by rendezvous, several MB/s more than 16 KiB eager fragments over
+ * tcp (zero-copy on the wire, one round trip per MiB). */
+#define UCX_BIG_MSG ((1u << 20) + UCX_HDR_ROOM)
+#define UCX_BIG_COUNT 4     /* big send buffers, made at first use */
+#define UCX_BIG_SPARE 8     /* big receive nodes kept */
+#define UCX_NBUF (UCX_TX_COUNT + UCX_BIG_COUNT)
 #define UCX_AM_ID 7
 #define UCX_ADDR_MAX 4096
 #define UCX_RX_SPARE 64     /* spare receive nodes kept (about 1 MiB) */
@@ -31,16 +42,21 @@
  * buffer (UCP_AM_RECV_ATTR_FLAG_DATA) and it is 8-byte aligned, msg points
  * into it and it is released after delivery; otherwise the message is
  * copied behind the node. */
+typedef struct ucx_transport ucx_transport_t;
+
 typedef struct ucx_rx {
     struct ucx_rx *next;
-    int src;
+    ucx_transport_t *ut; /* for on_received */
+    int src;         /* -1: dropped (its receive failed) */
     size_t len;
     const void *msg;
     void *ucx_data;  /* UCX's buffer to release, or NULL */
+    bool big;        /* room for UCX_BIG_MSG, else UCX_MSG */
+    bool ready;      /* false while a rendezvous receive fills data */
     uint64_t data[]; /* the copy, 8-byte aligned */
 } ucx_rx_t;
 
-typedef struct ucx_transport {
+struct ucx_transport {
     tlm_transport_t super;
     tlm_deliver_fn_t deliver;
     void *deliver_arg;
@@ -56,48 +72,91 @@ typedef struct ucx_transport {
     int max_peers;          /* TELEMEM_NET_MAX_PEERS, 0 = no limit */
     bool closing;           /* peers leaving now is expected */
     uint8_t *tx_pool;
-    uint32_t tx_hdr[UCX_TX_COUNT]; /* the AM header (our rank) per send:
-                                    * UCX may read it until completion */
+    uint8_t *big_pool;      /* UCX_BIG_COUNT big buffers, or NULL */
+    uint32_t tx_hdr[UCX_NBUF]; /* the AM header (our rank) per send:
+                                * UCX may read it until completion */
     int tx_free[UCX_TX_COUNT];
     int ntx_free;
+    int big_free[UCX_BIG_COUNT];
+    int nbig_free;
+    int rx_pending;         /* rendezvous receives not finished */
     ucx_rx_t *rx_head, *rx_tail;
-    ucx_rx_t *node_free;    /* spare receive nodes (full size) */
+    ucx_rx_t *node_free;    /* spare receive nodes (UCX_MSG) */
     int nnode_free;
+    ucx_rx_t *big_node_free; /* spare big receive nodes */
+    int nbig_node_free;
     bool kept_any;          /* logged that messages are kept in place */
-} ucx_transport_t;
+};
 
 typedef struct ucx_tx_ref {
     ucx_transport_t *ut;
     int index;
 } ucx_tx_ref_t;
 
-static ucx_tx_ref_t tx_refs[UCX_TX_COUNT];
+static ucx_tx_ref_t tx_refs[UCX_NBUF];
 
 /* Receive nodes have room for a whole message and are recycled: a
  * malloc and free per message made glibc grow and trim its heap, a page
  * fault per message (perf, ucx over tcp). */
-static ucx_rx_t *take_rx(ucx_transport_t *ut)
+static ucx_rx_t *take_rx(ucx_transport_t *ut, size_t len)
 {
-    ucx_rx_t *m = ut->node_free;
+    bool big = len > UCX_MSG;
+    ucx_rx_t **list = big ? &ut->big_node_free : &ut->node_free;
+    ucx_rx_t *m = *list;
     if (m) {
-        ut->node_free = m->next;
-        ut->nnode_free--;
+        *list = m->next;
+        if (big)
+            ut->nbig_node_free--;
+        else
+            ut->nnode_free--;
         return m;
     }
-    return malloc(sizeof(*m) + UCX_MSG);
+    m = malloc(sizeof(*m) + (big ? UCX_BIG_MSG : UCX_MSG));
+    if (m)
+        m->big = big;
+    return m;
 }
 
 static void free_rx(ucx_transport_t *ut, ucx_rx_t *m)
 {
     if (m->ucx_data)
         ucp_am_data_release(ut->worker, m->ucx_data);
-    if (ut->nnode_free < UCX_RX_SPARE) {
+    if (!m->big && ut->nnode_free < UCX_RX_SPARE) {
         m->next = ut->node_free;
         ut->node_free = m;
         ut->nnode_free++;
+    } else if (m->big && ut->nbig_node_free < UCX_BIG_SPARE) {
+        m->next = ut->big_node_free;
+        ut->big_node_free = m;
+        ut->nbig_node_free++;
     } else {
         free(m);
     }
+}
+
+static void free_list(ucx_rx_t *m)
+{
+    while (m) {
+        ucx_rx_t *next = m->next;
+        free(m);
+        m = next;
+    }
+}
+
+/* A rendezvous receive finished: the node may be delivered. */
+static void on_received(void *request, ucs_status_t status, size_t length,
+                        void *user)
+{
+    ucx_rx_t *m = user;
+    ucx_transport_t *ut = m->ut;
+    if (status != UCS_OK || length != m->len) {
+        tlm_error("receiving a %zu-byte message from rank %d: %s", m->len,
+                  m->src, ucs_status_string(status));
+        m->src = -1;
+    }
+    m->ready = true;
+    ut->rx_pending--;
+    ucp_request_free(request);
 }
 
 static ucs_status_t on_am(void *arg, const void *header, size_t header_len,
@@ -106,24 +165,47 @@ static ucs_status_t on_am(void *arg, const void *header, size_t header_len,
 {
     ucx_transport_t *ut = arg;
     uint32_t src;
-    if (header_len != sizeof(src) ||
-        (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
+    if (header_len != sizeof(src)) {
         tlm_warn("dropped an unexpected UCX active message (%zu bytes)", len);
         return UCS_OK;
     }
     memcpy(&src, header, sizeof(src));
+    bool rndv = param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV;
     bool keep = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA) &&
                 ((uintptr_t)data & 7u) == 0;
-    ucx_rx_t *m = len <= UCX_MSG ? take_rx(ut) : NULL;
+    ucx_rx_t *m = len <= UCX_BIG_MSG ? take_rx(ut, len) : NULL;
     if (!m) {
         tlm_error("cannot keep a %zu-byte message from rank %u (out of "
-                  "memory, or over %u bytes)", len, src, UCX_MSG);
+                  "memory, or over %u bytes)", len, src, UCX_BIG_MSG);
         return UCS_OK;
     }
     m->next = NULL;
     m->src = (int)src;
     m->len = len;
-    if (keep) {
+    m->ready = true;
+    if (rndv) {
+        /* The data follows; the node waits in line (order per sender)
+         * until on_received marks it ready. */
+        m->ucx_data = NULL;
+        m->ut = ut;
+        m->msg = m->data;
+        ucp_request_param_t prm = {
+            .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                            UCP_OP_ATTR_FIELD_USER_DATA,
+            .cb = {.recv_am = on_received},
+            .user_data = m,
+        };
+        ucs_status_ptr_t r = ucp_am_recv_data_nbx(ut->worker, data, m->data,
+                                                  len, &prm);
+        if (UCS_PTR_IS_ERR(r)) {
+            tlm_error("receiving a %zu-byte message from rank %u: %s", len,
+                      src, ucs_status_string(UCS_PTR_STATUS(r)));
+            m->src = -1;
+        } else if (r != NULL) {
+            m->ready = false;
+            ut->rx_pending++;
+        }
+    } else if (keep) {
         if (!ut->kept_any) {
             ut->kept_any = true;
             tlm_debug("messages are delivered from UCX's receive buffers");
@@ -140,16 +222,13 @@ static ucs_status_t on_am(void *arg, const void *header, size_t header_len,
     else
         ut->rx_head = m;
     ut->rx_tail = m;
-    return keep ? UCS_INPROGRESS : UCS_OK;
+    return keep && !rndv ? UCS_INPROGRESS : UCS_OK;
 }
 
-static int ucx_progress(tlm_transport_t *tp, int max)
+static int deliver_ready(ucx_transport_t *ut, int max)
 {
-    ucx_transport_t *ut = tlm_container_of(tp, ucx_transport_t, super);
-    while (ucp_worker_progress(ut->worker))
-        ;
     int n = 0;
-    while (ut->rx_head && n < max) {
+    while (ut->rx_head && ut->rx_head->ready && n < max) {
         ucx_rx_t *m = ut->rx_head;
         ut->rx_head = m->next;
         if (!ut->rx_head)
@@ -162,6 +241,17 @@ static int ucx_progress(tlm_transport_t *tp, int max)
         n++;
     }
     return n;
+}
+
+static int ucx_progress(tlm_transport_t *tp, int max)
+{
+    ucx_transport_t *ut = tlm_container_of(tp, ucx_transport_t, super);
+    int n = 0;
+    /* Deliver between UCX's progress calls: draining UCX first made a
+     * burst of big messages wait in freshly allocated nodes. */
+    while (ucp_worker_progress(ut->worker) && n < max)
+        n += deliver_ready(ut, max - n);
+    return n + deliver_ready(ut, max - n);
 }
 
 static void on_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
@@ -221,20 +311,53 @@ static int ucx_connect(tlm_transport_t *tp, int peer)
     return TELEMEM_OK;
 }
 
+static void put_back(ucx_transport_t *ut, int i)
+{
+    if (i < UCX_TX_COUNT)
+        ut->tx_free[ut->ntx_free++] = i;
+    else
+        ut->big_free[ut->nbig_free++] = i;
+}
+
 static void on_sent(void *request, ucs_status_t status, void *user)
 {
     ucx_tx_ref_t *ref = user;
-    ref->ut->tx_free[ref->ut->ntx_free++] = ref->index;
+    put_back(ref->ut, ref->index);
     if (status != UCS_OK)
         tlm_debug("a send completed with %s", ucs_status_string(status));
     ucp_request_free(request);
 }
 
-static int take_tx(ucx_transport_t *ut)
+static uint8_t *tx_buf(ucx_transport_t *ut, int i)
 {
-    if (ut->ntx_free == 0)
+    return i < UCX_TX_COUNT
+        ? ut->tx_pool + (size_t)i * UCX_MSG
+        : ut->big_pool + (size_t)(i - UCX_TX_COUNT) * UCX_BIG_MSG;
+}
+
+/* A free send buffer for a len-byte message: its index, -1 if none is free
+ * now (TELEMEM_ERR_AGAIN), -2 if the big buffers cannot be made. */
+static int take_tx(ucx_transport_t *ut, size_t len)
+{
+    if (len <= UCX_MSG) {
+        if (ut->ntx_free == 0)
+            ucp_worker_progress(ut->worker);
+        return ut->ntx_free ? ut->tx_free[--ut->ntx_free] : -1;
+    }
+    if (TLM_UNLIKELY(!ut->big_pool)) {
+        ut->big_pool = malloc((size_t)UCX_BIG_COUNT * UCX_BIG_MSG);
+        if (!ut->big_pool) {
+            tlm_error("no memory for %u send buffers of %u bytes",
+                      UCX_BIG_COUNT, UCX_BIG_MSG);
+            return -2;
+        }
+        for (int k = 0; k < UCX_BIG_COUNT; k++)
+            ut->big_free[k] = UCX_NBUF - 1 - k;
+        ut->nbig_free = UCX_BIG_COUNT;
+    }
+    if (ut->nbig_free == 0)
         ucp_worker_progress(ut->worker);
-    return ut->ntx_free ? ut->tx_free[--ut->ntx_free] : -1;
+    return ut->nbig_free ? ut->big_free[--ut->nbig_free] : -1;
 }
 
 static int post(ucx_transport_t *ut, int peer, int i, size_t len)
@@ -247,18 +370,18 @@ static int post(ucx_transport_t *ut, int peer, int i, size_t len)
                         UCP_OP_ATTR_FIELD_FLAGS,
         .cb = {.send = on_sent},
         .user_data = &tx_refs[i],
-        .flags = UCP_AM_SEND_FLAG_EAGER,
+        /* big messages: UCX's choice (rendezvous over tcp) */
+        .flags = i < UCX_TX_COUNT ? UCP_AM_SEND_FLAG_EAGER : 0,
     };
     ucs_status_ptr_t r = ucp_am_send_nbx(ut->eps[peer], UCX_AM_ID,
                                          &ut->tx_hdr[i], sizeof(uint32_t),
-                                         ut->tx_pool + (size_t)i * UCX_MSG,
-                                         len, &prm);
+                                         tx_buf(ut, i), len, &prm);
     if (r == NULL) {
-        ut->tx_free[ut->ntx_free++] = i; /* done at once */
+        put_back(ut, i); /* done at once */
         return TELEMEM_OK;
     }
     if (UCS_PTR_IS_ERR(r)) {
-        ut->tx_free[ut->ntx_free++] = i;
+        put_back(ut, i);
         tlm_error("ucp_am_send_nbx to rank %d: %s", peer,
                   ucs_status_string(UCS_PTR_STATUS(r)));
         ut->dead[peer] = true;
@@ -274,7 +397,7 @@ static int ucx_send(tlm_transport_t *tp, int peer, const void *hdr,
     size_t len = hdr_len;
     for (int k = 0; k < iovcnt; k++)
         len += iov[k].iov_len;
-    if (len > UCX_MSG)
+    if (len > UCX_BIG_MSG)
         return TELEMEM_ERR_INVALID_ARG;
     if (ut->dead[peer])
         return TELEMEM_ERR_PEER_DEAD;
@@ -283,10 +406,10 @@ static int ucx_send(tlm_transport_t *tp, int peer, const void *hdr,
         if (rc != TELEMEM_OK)
             return rc;
     }
-    int i = take_tx(ut);
+    int i = take_tx(ut, len);
     if (i < 0)
-        return TELEMEM_ERR_AGAIN;
-    uint8_t *d = ut->tx_pool + (size_t)i * UCX_MSG;
+        return i == -1 ? TELEMEM_ERR_AGAIN : TELEMEM_ERR_NO_MEMORY;
+    uint8_t *d = tx_buf(ut, i);
     memcpy(d, hdr, hdr_len);
     d += hdr_len;
     for (int k = 0; k < iovcnt; k++) {
@@ -301,7 +424,7 @@ static int ucx_send_fill(tlm_transport_t *tp, int peer, const void *hdr,
                          void *arg)
 {
     ucx_transport_t *ut = tlm_container_of(tp, ucx_transport_t, super);
-    if (hdr_len + len > UCX_MSG)
+    if (hdr_len + len > UCX_BIG_MSG)
         return TELEMEM_ERR_INVALID_ARG;
     if (ut->dead[peer])
         return TELEMEM_ERR_PEER_DEAD;
@@ -310,10 +433,10 @@ static int ucx_send_fill(tlm_transport_t *tp, int peer, const void *hdr,
         if (rc != TELEMEM_OK)
             return rc;
     }
-    int i = take_tx(ut);
+    int i = take_tx(ut, hdr_len + len);
     if (i < 0)
-        return TELEMEM_ERR_AGAIN;
-    uint8_t *d = ut->tx_pool + (size_t)i * UCX_MSG;
+        return i == -1 ? TELEMEM_ERR_AGAIN : TELEMEM_ERR_NO_MEMORY;
+    uint8_t *d = tx_buf(ut, i);
     memcpy(d, hdr, hdr_len);
     if (len)
         fill(d + hdr_len, len, arg);
@@ -335,7 +458,9 @@ static void ucx_close(tlm_transport_t *tp)
     tp->direct = NULL;
     if (ut->worker) {
         double end = tlm_util_now() + 2.0;
-        while (ut->ntx_free < UCX_TX_COUNT && tlm_util_now() < end)
+        while ((ut->ntx_free < UCX_TX_COUNT ||
+                (ut->big_pool && ut->nbig_free < UCX_BIG_COUNT)) &&
+               tlm_util_now() < end)
             ucp_worker_progress(ut->worker);
         for (int r = 0; ut->eps && r < ut->size; r++) {
             if (!ut->eps[r])
@@ -351,17 +476,20 @@ static void ucx_close(tlm_transport_t *tp)
             if (UCS_PTR_IS_PTR(req))
                 ucp_request_free(req);
         }
-        while (ut->rx_head) {
+        /* Rendezvous receives still running write into their nodes:
+         * let them end first (or leak those nodes, after 2 s). */
+        end = tlm_util_now() + 2.0;
+        while (ut->rx_pending > 0 && tlm_util_now() < end)
+            ucp_worker_progress(ut->worker);
+        while (ut->rx_head && ut->rx_pending == 0) {
             ucx_rx_t *m = ut->rx_head;
             ut->rx_head = m->next;
             free_rx(ut, m);
         }
-        while (ut->node_free) {
-            ucx_rx_t *m = ut->node_free;
-            ut->node_free = m->next;
-            free(m);
-        }
-        ut->nnode_free = 0;
+        free_list(ut->node_free);
+        free_list(ut->big_node_free);
+        ut->node_free = ut->big_node_free = NULL;
+        ut->nnode_free = ut->nbig_node_free = 0;
         ucp_worker_destroy(ut->worker);
     }
     if (ut->ctx)
@@ -374,6 +502,7 @@ static void ucx_close(tlm_transport_t *tp)
     free(ut->dead);
     free(ut->heard);
     free(ut->tx_pool);
+    free(ut->big_pool);
     free(ut);
 }
 
@@ -420,7 +549,7 @@ static int ucx_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
         return TELEMEM_ERR_NO_MEMORY;
     ut->super.ops = &ucx_ops;
     ut->super.name = "ucx";
-    ut->super.max_msg = UCX_MSG;
+    ut->super.max_msg = UCX_BIG_MSG;
     ut->deliver = p->deliver;
     ut->deliver_arg = p->deliver_arg;
     ut->rank = p->rank;
