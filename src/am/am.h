@@ -14,6 +14,14 @@
 
 /* Handler of one internal message type: src rank, whole message. */
 typedef void (*tlm_am_dispatch_fn_t)(int src, const void *msg, size_t len);
+/* Placement of one type's long payloads (transport.h, tlm_place_fn_t):
+ * where the plen payload bytes after header hdr may be written before the
+ * message is delivered, or NULL; then, in order, the message without its
+ * payload once that is in place (status TELEMEM_OK) or lost. */
+typedef void *(*tlm_am_place_fn_t)(int src, const void *hdr, size_t hdr_len,
+                                   size_t plen);
+typedef void (*tlm_am_placed_fn_t)(int src, const void *hdr, size_t hdr_len,
+                                   size_t plen, int status);
 
 typedef struct tlm_am_sendop tlm_am_sendop_t;
 typedef void (*tlm_am_done_fn_t)(tlm_am_sendop_t *op, int status);
@@ -29,7 +37,12 @@ struct tlm_am_sendop {
     uint64_t hdr[TLM_AM_MAX_HDR / 8];
     uint32_t hdr_len;
     bool frag;          /* header is a tlm_am_frag_hdr_t: stream data */
-    bool sent;          /* every fragment handed to the transport */
+    bool sent;          /* every fragment handed to the transport (and,
+                         * for zc, no longer read by it) */
+    bool zc;            /* the data stays unchanged until `sent`: the
+                         * transport may send it without a copy */
+    bool posted;        /* zc: out of the queue, waiting for zc_out */
+    uint32_t zc_out;    /* zero-copy fragments the transport still reads */
     bool live;          /* streams live memory that later requests from the
                          * same peer may change (get replies): see
                          * tlm_am_protect() */
@@ -51,6 +64,8 @@ struct tlm_am_sendop {
 typedef struct tlm_am_peer {
     tlm_transport_t *tp;
     size_t max_msg;
+    size_t zc_min;      /* payloads this long go by send_zc (zc ops) */
+    size_t zc_local_max; /* see tlm_transport_t */
     tlm_am_sendop_t *qhead, *qtail;
     struct tlm_am_peer *pending_next;
     bool pending;
@@ -65,6 +80,9 @@ typedef struct tlm_am {
     int ntps;
     tlm_am_peer_t *pending;    /* peers with queued sends */
     tlm_am_dispatch_fn_t handlers[TLM_AM_NTYPES];
+    tlm_am_place_fn_t placers[TLM_AM_NTYPES];
+    tlm_am_placed_fn_t placed[TLM_AM_NTYPES];
+    unsigned placing;          /* payloads being written in place */
     unsigned long protocol_errors;
 } tlm_am_t;
 
@@ -77,8 +95,14 @@ int tlm_am_add_transport(tlm_transport_t *tp, const bool *reach);
 int tlm_am_check_reach(void);
 void tlm_am_fini(void);
 void tlm_am_set_handler(int type, tlm_am_dispatch_fn_t fn);
-/* The transports' deliver upcall. */
+void tlm_am_set_placer(int type, tlm_am_place_fn_t place,
+                       tlm_am_placed_fn_t placed);
+/* The transports' deliver, place and placed upcalls. */
 int tlm_am_deliver(void *arg, int src, const void *msg, size_t len);
+void *tlm_am_place(void *arg, int src, const void *hdr, size_t hdr_len,
+                   size_t plen);
+void tlm_am_placed(void *arg, int src, const void *hdr, size_t hdr_len,
+                   size_t plen, int status);
 
 /* Send one message (hdr + len bytes of data, hdr+len <= max_msg).  Never
  * blocks; on back-pressure the message is copied and queued in order.
@@ -92,8 +116,11 @@ int tlm_am_post_copy(int peer, const void *hdr, size_t hdr_len, bool frag,
 /* Queue a stream (in order behind earlier sends) and push what fits now.
  * op->sent becomes true (and op->done runs) once every fragment is out. */
 int tlm_am_post(int peer, tlm_am_sendop_t *op);
-/* Take a not-yet-sent op out of its queue (caller gives up waiting). */
-void tlm_am_cancel(int peer, tlm_am_sendop_t *op);
+/* Take a not-yet-sent op out of its queue (caller gives up waiting).
+ * Returns true when the op is the caller's again; false when the transport
+ * still reads zero-copy fragments of it: it is then finished (op->done
+ * runs: set it to free a heap op) once the transport lets go. */
+bool tlm_am_cancel(int peer, tlm_am_sendop_t *op);
 /* Progress every transport, then push queued sends.  Events or error. */
 int tlm_am_progress(void);
 int tlm_am_peer_alive(int peer);

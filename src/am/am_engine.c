@@ -38,6 +38,9 @@ int tlm_am_add_transport(tlm_transport_t *tp, const bool *reach)
         if (reach[r] && !tlm_am.peers[r].tp) {
             tlm_am.peers[r].tp = tp;
             tlm_am.peers[r].max_msg = tp->max_msg;
+            tlm_am.peers[r].zc_min =
+                tp->ops->send_zc && tp->zc_min ? tp->zc_min : SIZE_MAX;
+            tlm_am.peers[r].zc_local_max = tp->zc_local_max;
         }
     }
     return TELEMEM_OK;
@@ -57,7 +60,7 @@ int tlm_am_check_reach(void)
 
 static void finish(tlm_am_peer_t *p, tlm_am_sendop_t *op, int status)
 {
-    if (op->live)
+    if (op->live) /* never zc */
         p->live--;
     op->sent = true;
     if (op->status == TELEMEM_OK)
@@ -74,7 +77,12 @@ void tlm_am_fini(void)
         while (p->qhead) {
             tlm_am_sendop_t *op = p->qhead;
             p->qhead = op->next;
-            finish(p, op, TELEMEM_ERR_NOT_INITIALIZED);
+            if (op->zc_out) { /* closing the transport ends its sends */
+                op->status = TELEMEM_ERR_NOT_INITIALIZED;
+                op->posted = true;
+            } else {
+                finish(p, op, TELEMEM_ERR_NOT_INITIALIZED);
+            }
         }
     }
     for (int i = tlm_am.ntps - 1; i >= 0; i--)
@@ -86,6 +94,34 @@ void tlm_am_fini(void)
 void tlm_am_set_handler(int type, tlm_am_dispatch_fn_t fn)
 {
     tlm_am.handlers[type] = fn;
+}
+
+void tlm_am_set_placer(int type, tlm_am_place_fn_t place,
+                       tlm_am_placed_fn_t placed)
+{
+    tlm_am.placers[type] = place;
+    tlm_am.placed[type] = placed;
+}
+
+void *tlm_am_place(void *arg, int src, const void *hdr, size_t hdr_len,
+                   size_t plen)
+{
+    const tlm_am_hdr_t *h = hdr;
+    if (hdr_len < sizeof(*h) || h->type == 0 || h->type >= TLM_AM_NTYPES ||
+        !tlm_am.placers[h->type] || src < 0 || src >= tlm_am.nranks)
+        return NULL; /* delivered whole; tlm_am_deliver judges it */
+    void *dst = tlm_am.placers[h->type](src, hdr, hdr_len, plen);
+    if (dst)
+        tlm_am.placing++;
+    return dst;
+}
+
+void tlm_am_placed(void *arg, int src, const void *hdr, size_t hdr_len,
+                   size_t plen, int status)
+{
+    const tlm_am_hdr_t *h = hdr;
+    tlm_am.placing--;
+    tlm_am.placed[h->type](src, hdr, hdr_len, plen, status);
 }
 
 int tlm_am_deliver(void *arg, int src, const void *msg, size_t len)
@@ -111,6 +147,9 @@ void tlm_am_sendop_init(tlm_am_sendop_t *op, const void *hdr, size_t hdr_len,
     op->hdr_len = (uint32_t)hdr_len;
     op->frag = frag;
     op->sent = false;
+    op->zc = false;
+    op->posted = false;
+    op->zc_out = 0;
     op->live = false;
     op->status = TELEMEM_OK;
     op->data = data;
@@ -150,6 +189,16 @@ int tlm_am_try_send_pack(int peer, const void *hdr, size_t hdr_len,
                                    fill_trampoline, &f);
 }
 
+/* A zero-copy fragment of op is no longer read by the transport. */
+static void zc_done(void *arg, int status)
+{
+    tlm_am_sendop_t *op = arg;
+    if (status != TELEMEM_OK && op->status == TELEMEM_OK)
+        op->status = status;
+    if (--op->zc_out == 0 && op->posted)
+        finish(NULL, op, TELEMEM_OK);
+}
+
 /* Push the head op's messages until the transport pushes back.  Returns
  * messages sent, or TELEMEM_ERR_AGAIN when it had to stop. */
 static int pump_op(tlm_am_peer_t *p, tlm_am_sendop_t *op)
@@ -166,6 +215,13 @@ static int pump_op(tlm_am_peer_t *p, tlm_am_sendop_t *op)
             fill_ctx_t f = {op->pack, op->pack_arg, op->cursor};
             rc = tlm_transport_send_fill(p->tp, p->rank, op->hdr, op->hdr_len,
                                          chunk, fill_trampoline, &f);
+        } else if (op->zc && chunk >= p->zc_min) {
+            op->zc_out++; /* zc_done may run inside send_zc */
+            rc = p->tp->ops->send_zc(
+                p->tp, p->rank, op->hdr, op->hdr_len,
+                op->data + (op->cursor - op->data_off), chunk, zc_done, op);
+            if (rc != TELEMEM_OK)
+                op->zc_out--;
         } else {
             struct iovec iov = {
                 (void *)(uintptr_t)(op->data + (op->cursor - op->data_off)),
@@ -197,7 +253,10 @@ static int pump_peer(tlm_am_peer_t *p)
         p->qhead = op->next;
         if (!p->qhead)
             p->qtail = NULL;
-        finish(p, op, TELEMEM_OK);
+        if (op->zc_out)
+            op->posted = true; /* zc_done finishes it */
+        else
+            finish(p, op, TELEMEM_OK);
     }
     return n;
 }
@@ -263,7 +322,7 @@ int tlm_am_post(int peer, tlm_am_sendop_t *op)
     return TELEMEM_OK;
 }
 
-void tlm_am_cancel(int peer, tlm_am_sendop_t *op)
+bool tlm_am_cancel(int peer, tlm_am_sendop_t *op)
 {
     tlm_am_peer_t *p = &tlm_am.peers[peer];
     tlm_am_sendop_t **pp = &p->qhead, *prev = NULL;
@@ -271,13 +330,18 @@ void tlm_am_cancel(int peer, tlm_am_sendop_t *op)
         prev = *pp;
         pp = &(*pp)->next;
     }
-    if (!*pp)
-        return;
-    *pp = op->next;
-    if (p->qtail == op)
-        p->qtail = prev;
-    if (op->live)
-        p->live--;
+    if (*pp) {
+        *pp = op->next;
+        if (p->qtail == op)
+            p->qtail = prev;
+        if (op->live)
+            p->live--;
+    }
+    if (op->zc_out && !op->sent) {
+        op->posted = true; /* zc_done finishes it */
+        return false;
+    }
+    return true;
 }
 
 static int pump_all(void)

@@ -19,6 +19,22 @@ typedef struct tlm_transport tlm_transport_t;
 typedef int (*tlm_deliver_fn_t)(void *arg, int src_rank, const void *msg,
                                 size_t len);
 
+/* Optional upcalls for a transport that receives a long message's payload
+ * apart from its header (UCX rendezvous).  place() gets the header (the
+ * first hdr_len bytes of the message, as given to send()) and the payload
+ * length and returns where the payload may be written directly, or NULL:
+ * then the message is received and delivered as usual.  A transport may
+ * ask only from its progress call (not while a send of its own is
+ * polling) and only when every message it received earlier, from any
+ * sender, has been delivered: so the write keeps order per sender.  For a
+ * placed message, once the payload is in (or its receive failed: status),
+ * placed() takes the place of deliver(), in order with other deliveries;
+ * it is called exactly once for every non-NULL place(). */
+typedef void *(*tlm_place_fn_t)(void *arg, int src_rank, const void *hdr,
+                                size_t hdr_len, size_t plen);
+typedef void (*tlm_placed_fn_t)(void *arg, int src_rank, const void *hdr,
+                                size_t hdr_len, size_t plen, int status);
+
 /* What a transport needs at open time (filled by core). */
 typedef struct tlm_transport_params {
     int rank, size;
@@ -36,12 +52,17 @@ typedef struct tlm_transport_params {
     size_t reg_cache_max;     /* TELEMEM_REG_CACHE_MAX: direct-path pinning */
     long net_max_peers;      /* TELEMEM_NET_MAX_PEERS, 0 = no limit */
     tlm_deliver_fn_t deliver;
-    void *deliver_arg;
+    void *deliver_arg;       /* also the first argument of place, placed */
+    tlm_place_fn_t place;    /* NULL: never place */
+    tlm_placed_fn_t placed;
 } tlm_transport_params_t;
 
 /* Writes the len payload bytes of a message straight into the transport's
  * buffer (the pack engine's callback: no intermediate copy). */
 typedef void (*tlm_fill_fn_t)(void *dst, size_t len, void *arg);
+/* A send_zc is over: its data may change again (status TELEMEM_OK, or the
+ * error that ended it). */
+typedef void (*tlm_sent_fn_t)(void *arg, int status);
 
 typedef struct tlm_transport_ops {
     /* Reach peer (first contact); cheap if already connected. */
@@ -57,6 +78,15 @@ typedef struct tlm_transport_ops {
     int (*send_fill)(tlm_transport_t *tp, int peer, const void *hdr,
                      size_t hdr_len, size_t len, tlm_fill_fn_t fill,
                      void *arg);
+    /* Optional (NULL: not offered; see zc_min).  As send with one data
+     * buffer, but without copying it: data must stay unchanged until
+     * done(arg, status) runs, exactly once, when the transport no longer
+     * reads it (maybe before send_zc returns, else from a later call into
+     * the transport).  TELEMEM_OK (done runs), TELEMEM_ERR_AGAIN or an
+     * error (done does not run). */
+    int (*send_zc)(tlm_transport_t *tp, int peer, const void *hdr,
+                   size_t hdr_len, const void *data, size_t len,
+                   tlm_sent_fn_t done, void *arg);
     /* The progress thread's sleep, in two steps: sleep_arm announces it
      * (senders ring the doorbell from then on); the caller then polls once
      * more and, if nothing came, calls sleep_wait, which returns when a
@@ -83,6 +113,10 @@ struct tlm_transport {
     const tlm_transport_ops_t *ops;
     const char *name;
     size_t max_msg;      /* largest hdr + payload of one message */
+    size_t zc_min;       /* payload bytes from which send_zc pays */
+    size_t zc_local_max; /* longest send_zc payload that completes without
+                          * the peer's help (eager; longer ones wait for
+                          * the peer to poll: rendezvous) */
     bool same_node_only; /* reaches only ranks on this node */
     tlm_direct_t *direct; /* its direct-path driver (direct.h), or NULL */
 };

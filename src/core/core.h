@@ -215,14 +215,16 @@ static inline int tlm_core_send_stream(int rank, const void *hdr,
                                        size_t hdr_len, const void *data,
                                        size_t len)
 {
-    if (TLM_LIKELY(len <= tlm_am_max_payload(rank, hdr_len))) {
+    if (TLM_LIKELY(len <= tlm_am_max_payload(rank, hdr_len) &&
+                   len < tlm_am.peers[rank].zc_min)) {
         int rc = tlm_am_try_send(rank, hdr, hdr_len, data, len);
         if (TLM_LIKELY(rc != TELEMEM_ERR_AGAIN))
             return rc;
     }
     return tlm_core_send_stream_slow(rank, hdr, hdr_len, data, len);
 }
-/* Wait (polling) until a posted op is handed over; cancels it on error. */
+/* Wait (polling) until a posted op is handed over; cancels it on error
+ * (a zc op the transport still reads is then left to free itself). */
 int tlm_core_wait_sent(int rank, tlm_am_sendop_t *op);
 /* Wait until every request to rank (or to all when rank < 0) is complete. */
 int tlm_core_flush(int rank);

@@ -203,6 +203,8 @@ static tlm_transport_params_t transport_params(void)
         .net_max_peers = tlm_core.cfg.NET_MAX_PEERS,
         .deliver = tlm_am_deliver,
         .deliver_arg = NULL,
+        .place = tlm_am_place,
+        .placed = tlm_am_placed,
     };
     return p;
 }

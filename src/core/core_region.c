@@ -85,6 +85,19 @@ int tlm_core_region_add(void *addr, size_t len, bool from_malloc_all)
 
 int tlm_core_region_remove(void *addr, bool from_malloc_all)
 {
+    if (TLM_UNLIKELY(tlm_am.placing)) {
+        /* A transport is writing a put's payload straight into target
+         * memory (tlm_am_place): let it land before the memory goes. */
+        tlm_wait_t w;
+        tlm_core_wait_init(&w, -1);
+        int rc = TELEMEM_OK;
+        while (tlm_am.placing && rc == TELEMEM_OK)
+            rc = tlm_core_wait_step(&w);
+        if (rc != TELEMEM_OK)
+            tlm_warn("removing a region while %u put(s) may still write "
+                     "into memory: %s", tlm_am.placing,
+                     telemem_strerror(rc));
+    }
     long i = find_floor((uintptr_t)addr);
     if (i < 0 || tlm_core.regions[i].base != (uintptr_t)addr ||
         tlm_core.regions[i].from_malloc_all != from_malloc_all)

@@ -109,6 +109,11 @@ static int direct_or_settle(int rank, bool write, void *remote, void *local,
 
 /* ---- put ------------------------------------------------------------------ */
 
+static void free_abandoned(tlm_am_sendop_t *op, int status)
+{
+    free(op);
+}
+
 int tlm_core_wait_sent(int rank, tlm_am_sendop_t *op)
 {
     tlm_wait_t w;
@@ -116,7 +121,8 @@ int tlm_core_wait_sent(int rank, tlm_am_sendop_t *op)
     while (!op->sent) {
         int rc = tlm_core_wait_step(&w);
         if (rc != TELEMEM_OK) {
-            tlm_am_cancel(rank, op);
+            if (!tlm_am_cancel(rank, op))
+                op->done = free_abandoned; /* zc ops are on the heap */
             return rc;
         }
     }
@@ -126,6 +132,23 @@ int tlm_core_wait_sent(int rank, tlm_am_sendop_t *op)
 int tlm_core_send_stream_slow(int rank, const void *hdr, size_t hdr_len,
                               const void *data, size_t len)
 {
+    const tlm_am_peer_t *ap = &tlm_am.peers[rank];
+    if (len >= ap->zc_min && len <= ap->zc_local_max) {
+        /* The transport reads data in place until the op is sent (this
+         * call returns only then: so only sizes it sends without waiting
+         * for the target); on the heap, so that a wait ended by an error
+         * can leave it to the transport. */
+        tlm_am_sendop_t *op = malloc(sizeof(*op));
+        if (op) {
+            tlm_am_sendop_init(op, hdr, hdr_len, true, data, len);
+            op->zc = true;
+            tlm_am_post(rank, op);
+            int rc = tlm_core_wait_sent(rank, op);
+            if (op->done != free_abandoned)
+                free(op);
+            return rc;
+        }
+    }
     tlm_am_sendop_t op;
     tlm_am_sendop_init(&op, hdr, hdr_len, true, data, len);
     tlm_am_post(rank, &op);
@@ -183,7 +206,8 @@ int telemem_put_nbi(int rank, void *remote_dst, const void *local_src,
     tlm_am_frag_hdr_t h = {{TLM_AM_PUT, 0, 0, 0}, (uintptr_t)remote_dst,
                            bytes, 0};
     TLM_RLX_SET(p->unflushed, p->unflushed + 1);
-    if (bytes <= tlm_am.peers[rank].max_msg - sizeof(h)) {
+    if (bytes <= tlm_am.peers[rank].max_msg - sizeof(h) &&
+        bytes < tlm_am.peers[rank].zc_min) {
         rc = tlm_am_try_send(rank, &h, sizeof(h), local_src, bytes);
         if (rc != TELEMEM_ERR_AGAIN)
             return rc;
@@ -195,6 +219,7 @@ int telemem_put_nbi(int rank, void *remote_dst, const void *local_src,
         return TELEMEM_ERR_NO_MEMORY;
     }
     tlm_am_sendop_init(op, &h, sizeof(h), true, local_src, bytes);
+    op->zc = true; /* local_src stays put until the quiet that ends it */
     op->done = free_sendop;
     op->done_arg = (void *)(intptr_t)rank;
     return tlm_am_post(rank, op);
@@ -668,6 +693,34 @@ static void on_put(int src, const void *msg, size_t len)
     tlm_core_refuse(src, h, last, TELEMEM_ERR_OUT_OF_RANGE);
 }
 
+/* A put fragment's payload may go straight to its target when the
+ * transport receives it apart from the header: same checks as on_put.
+ * Not while streams of live memory to src are queued (tlm_am_protect
+ * must see the write when it is applied, not before). */
+static void *place_put(int src, const void *hdr, size_t hdr_len, size_t plen)
+{
+    const tlm_am_frag_hdr_t *h = hdr;
+    if (hdr_len != sizeof(*h) || h->offset > h->total ||
+        plen > h->total - h->offset || tlm_am.peers[src].live != 0 ||
+        !tlm_core_region_contains((uintptr_t)h->addr, h->total))
+        return NULL;
+    return (void *)(uintptr_t)(h->addr + h->offset);
+}
+
+static void placed_put(int src, const void *hdr, size_t hdr_len, size_t plen,
+                       int status)
+{
+    const tlm_am_frag_hdr_t *h = hdr;
+    if (status != TELEMEM_OK) {
+        /* The transport lost the sender (it says why); no ack. */
+        tlm_debug("a put of %zu bytes from rank %d did not arrive: %s",
+                  plen, src, telemem_strerror(status));
+        return;
+    }
+    if ((h->h.flags & TLM_AM_F_ACK) && h->offset + plen == h->total)
+        tlm_core_send_ack(src, h->h.id, TELEMEM_OK);
+}
+
 static void free_reply(tlm_am_sendop_t *op, int status)
 {
     free(op->owned); /* a snapshot taken by tlm_am_protect, if any */
@@ -781,6 +834,7 @@ static void on_flush_ack(int src, const void *msg, size_t len)
 void tlm_core_rma_init(void)
 {
     tlm_am_set_handler(TLM_AM_PUT, on_put);
+    tlm_am_set_placer(TLM_AM_PUT, place_put, placed_put);
     tlm_am_set_handler(TLM_AM_GET_REQ, on_get_req);
     tlm_am_set_handler(TLM_AM_GET_REP, on_get_rep);
     tlm_am_set_handler(TLM_AM_ACK, on_ack);
