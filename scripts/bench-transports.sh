@@ -16,7 +16,12 @@ Two local ranks over loopback, for --rounds rounds in alternating order
            libfabric-bin): one-way latency (usec/xfer) and ping-pong MB/s
   tm-ucx   telemem-netpipe with TELEMEM_TRANSPORT=ucx UCX_TLS=tcp,self
   ucx      ucx_perftest (package ucx-utils) with UCX_TLS=tcp: ucp_am_lat
-           (typical one-way latency) and ucp_am_bw (overall bandwidth)
+           (typical one-way latency) and ucp_am_bw (overall bandwidth),
+           twice: as the tool comes (series ucx) and with -e (series
+           ucx-e), endpoints with peer-failure detection as Telemem's.
+           UCX picks its protocols by that mode: without it, tcp offers
+           zero-copy RMA lanes (two, lo and eth0, for rendezvous); with
+           it, rendezvous runs on active messages over one lane.
 
 Compared (medians over rounds; targets "within 15%"):
   latency at --lat-size bytes     Telemem latency-mode median one-way time
@@ -179,41 +184,43 @@ fi_run() { # round
     done
 }
 
-ucx_one() { # round test size iters -> "Final:" fields
-    local r=$1 t=$2 b=$3 n=$4
+ucx_one() { # round series test size iters [perftest options] -> "Final:" fields
+    local r=$1 s=$2 t=$3 b=$4 n=$5
+    shift 5
     port=$((port + 1))
-    UCX_TLS=tcp timeout 300 ucx_perftest -p "$port" > "$out/raw/ucx-srv-r$r-$t-$b.txt" 2>&1 &
+    UCX_TLS=tcp timeout 300 ucx_perftest -p "$port" "$@" > "$out/raw/$s-srv-r$r-$t-$b.txt" 2>&1 &
     local spid=$! try ok=0
     for try in 1 2 3 4 5 6 7 8 9 10; do
         sleep 0.5
         if UCX_TLS=tcp timeout 300 ucx_perftest -p "$port" 127.0.0.1 -t "$t" -s "$b" \
-               -n "$n" -w $(( n / 10 )) > "$out/raw/ucx-r$r-$t-$b.txt" 2>&1; then
+               -n "$n" -w $(( n / 10 )) "$@" > "$out/raw/$s-r$r-$t-$b.txt" 2>&1; then
             ok=1; break
         fi
         kill -0 "$spid" 2>/dev/null || break
     done
-    [ "$ok" = 1 ] || echo "bench-transports.sh: ucx_perftest $t $b B failed (round $r)" >&2
+    [ "$ok" = 1 ] || echo "bench-transports.sh: ucx_perftest $* $t $b B failed (round $r)" >&2
     kill "$spid" 2>/dev/null || true
     wait "$spid" 2>/dev/null || true
-    grep '^Final:' "$out/raw/ucx-r$r-$t-$b.txt" || true
+    grep '^Final:' "$out/raw/$s-r$r-$t-$b.txt" || true
 }
 
-ucx_run() { # round
-    local r=$1 line
+ucx_run() { # round series [perftest options]
+    local r=$1 s=$2 line
+    shift 2
     # Final: iters lat_typical lat_avg lat_overall bw_avg bw_overall(MiB/s) ...
-    line=$(ucx_one "$r" ucp_am_lat "$lat_size" "$iters")
-    [ -n "$line" ] && emit "$r" ucx lat_usec "$lat_size" "$(echo "$line" | awk '{print $3}')" usec
-    [ -n "$line" ] && emit "$r" ucx lat_avg_usec "$lat_size" "$(echo "$line" | awk '{print $4}')" usec
+    line=$(ucx_one "$r" "$s" ucp_am_lat "$lat_size" "$iters" "$@")
+    [ -n "$line" ] && emit "$r" "$s" lat_usec "$lat_size" "$(echo "$line" | awk '{print $3}')" usec
+    [ -n "$line" ] && emit "$r" "$s" lat_avg_usec "$lat_size" "$(echo "$line" | awk '{print $4}')" usec
     for b in ${bw_sizes//,/ }; do
-        line=$(ucx_one "$r" ucp_am_bw "$b" "$bw_iters")
-        [ -n "$line" ] && emit "$r" ucx burst_mbps "$b" \
+        line=$(ucx_one "$r" "$s" ucp_am_bw "$b" "$bw_iters" "$@")
+        [ -n "$line" ] && emit "$r" "$s" burst_mbps "$b" \
             "$(echo "$line" | awk '{printf "%.2f", $7 * 1.048576}')" MB/s
     done
 }
 
 series=()
 [ "$have_fi" = 1 ] && series+=(tm-ofi fi)
-[ "$have_ucx" = 1 ] && series+=(tm-ucx ucx)
+[ "$have_ucx" = 1 ] && series+=(tm-ucx ucx ucx-e)
 [ "${#series[@]}" -gt 0 ] || die "neither fi_pingpong nor ucx_perftest is installed"
 
 for r in $(seq 1 "$rounds"); do
@@ -228,7 +235,8 @@ for r in $(seq 1 "$rounds"); do
         tm-ofi) tm_run "$r" tm-ofi TELEMEM_TRANSPORT=ofi "TELEMEM_OFI_PROVIDER=tcp;ofi_rxm" ;;
         tm-ucx) tm_run "$r" tm-ucx TELEMEM_TRANSPORT=ucx UCX_TLS=tcp,self ;;
         fi) fi_run "$r" ;;
-        ucx) ucx_run "$r" ;;
+        ucx) ucx_run "$r" ucx ;;
+        ucx-e) ucx_run "$r" ucx-e -e ;;
         esac
     done
 done
@@ -254,6 +262,12 @@ print("Latency statistics differ: telemem-netpipe gives the median (and min) of 
 print(f"Medians over {rounds} alternating round(s).  Latency: one-way usec "
       "(lower is better, target Telemem <= 1.15 x tool).  Bandwidth: MB/s "
       "(1e6 B/s; higher is better, target Telemem >= 0.85 x tool).\n")
+print("ucx_perftest runs twice: as it comes (ucx) and with -e (ucx-e): "
+      "endpoints with peer-failure detection, as Telemem makes them so that "
+      "a dead peer is an error.  UCX chooses its protocols by that mode "
+      "(over tcp without it: rendezvous by zero-copy RMA on two lanes; with "
+      "it: rendezvous on active messages, one lane), so the -e rows are the "
+      "like-for-like ones; both are shown.\n")
 print("| pair | metric | bytes | Telemem | tool | Telemem/tool | target |")
 print("|---|---|---|---|---|---|---|")
 rows = [("ofi/tcp vs fi_pingpong (average)", "tm-ofi", "fi", "lat_usec", lat, "lat")]
@@ -261,6 +275,9 @@ rows += [("ofi/tcp vs fi_pingpong", "tm-ofi", "fi", "pingpong_mbps", b, "bw") fo
 rows += [("ucx/tcp vs ucx_perftest (Telemem median vs typical)", "tm-ucx", "ucx", "lat_usec", lat, "lat")]
 rows += [("ucx/tcp vs ucx_perftest (Telemem min vs typical)", "tm-ucx", "ucx", "lat_min_usec", lat, "lat")]
 rows += [("ucx/tcp vs ucx_perftest (am_bw)", "tm-ucx", "ucx", "burst_mbps", b, "bw") for b in bws]
+rows += [("ucx/tcp vs ucx_perftest -e (Telemem median vs typical)", "tm-ucx", "ucx-e", "lat_usec", lat, "lat")]
+rows += [("ucx/tcp vs ucx_perftest -e (Telemem min vs typical)", "tm-ucx", "ucx-e", "lat_min_usec", lat, "lat")]
+rows += [("ucx/tcp vs ucx_perftest -e (am_bw)", "tm-ucx", "ucx-e", "burst_mbps", b, "bw") for b in bws]
 for name, a, b, m, size, kind in rows:
     x = med(a, m, size)
     y = med(b, "lat_usec" if m == "lat_min_usec" else m, size)
