@@ -192,6 +192,22 @@ static int ud_import(tlm_direct_t *d, int peer, uintptr_t rbase, size_t rlen,
     return TELEMEM_OK;
 }
 
+char *tlm_ucx_ep_dump(ucp_ep_h ep)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    ucp_ep_print_info(ep, f);
+    fclose(f);
+    if (text && !strstr(text, "UCP endpoint")) {
+        free(text);
+        text = NULL;
+    }
+    return text;
+}
+
 /* Whether UCX reaches peer with RMA lanes of a transport, not by its
  * active-message emulation.  UCX 1.13 has no query for it: its endpoint
  * dump lists "put[i]:" protocol ranges only for RMA lanes.  A dump that
@@ -201,14 +217,8 @@ static bool rma_native(ucx_direct_t *ud, int peer)
     ud_peer_t *p = &ud->peers[peer];
     if (p->rma != 0 || !ud->env.eps[peer])
         return p->rma >= 0;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f)
-        return true;
-    ucp_ep_print_info(ud->env.eps[peer], f);
-    fclose(f);
-    bool known = text && strstr(text, "UCP endpoint");
+    char *text = tlm_ucx_ep_dump(ud->env.eps[peer]);
+    bool known = text != NULL;
     p->rma = !known || strstr(text, "put[") ? 1 : -1;
     free(text);
     if (p->rma < 0)

@@ -26,6 +26,12 @@ typedef struct tlm_ucx_direct_env {
  * before it closes its endpoints, worker and context. */
 int tlm_ucx_direct_open(const tlm_ucx_direct_env_t *env, tlm_direct_t **d_p);
 
+/* UCX's description of an endpoint (ucp_ep_print_info): its lanes
+ * ("lane[0]:  2:tcp/lo.0 ...", "rma_bw" for RMA lanes) and protocol
+ * ranges ("put[" for native RMA).  UCX 1.13 has no query for these.
+ * malloc'd text, or NULL when it cannot be read. */
+char *tlm_ucx_ep_dump(ucp_ep_h ep);
+
 /* The driver's registration cache, for tests and statistics (read only). */
 struct tlm_regcache;
 const struct tlm_regcache *tlm_ucx_direct_cache(const tlm_direct_t *d);
