@@ -222,7 +222,13 @@ static ucs_status_t on_am(void *arg, const void *header, size_t header_len,
     }
     memcpy(&src, header, sizeof(src));
     size_t hl = header_len > UCX_PREFIX ? header_len - UCX_PREFIX : 0;
-    const void *hdr = (const uint8_t *)header + UCX_PREFIX;
+    uint64_t hbuf[UCX_HDR_ROOM / 8]; /* UCX's header is not aligned */
+    if (hl > sizeof(hbuf)) {
+        tlm_warn("dropped a UCX active message with a %zu-byte header", hl);
+        return UCS_OK;
+    }
+    memcpy(hbuf, (const uint8_t *)header + UCX_PREFIX, hl);
+    const void *hdr = hbuf;
     bool rndv = param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV;
     bool keep = !hl && (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA) &&
                 ((uintptr_t)data & 7u) == 0;
