@@ -60,7 +60,7 @@ int tlm_am_check_reach(void)
 
 static void finish(tlm_am_peer_t *p, tlm_am_sendop_t *op, int status)
 {
-    if (op->live) /* never zc */
+    if (p && op->live) /* p is NULL only for zc ops, never live */
         p->live--;
     op->sent = true;
     if (op->status == TELEMEM_OK)

@@ -53,7 +53,7 @@
  * size (1 MiB: ping-pong 7.8 against 4.3 GB/s by CMA rendezvous, bursts
  * 11 against 6.8).  Also the longest send_zc that completes without the
  * peer's help (zc_local_max). */
-#define UCX_EAGER_MAX (256u * 1024u)
+#define UCX_EAGER_MAX ((size_t)256 * 1024)
 
 typedef struct ucx_zc {
     struct ucx_transport *ut;
