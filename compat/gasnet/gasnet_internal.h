@@ -56,6 +56,7 @@ typedef struct tlm_gasnet {
     int hsl_held;
     /* waiting */
     unsigned spin_limit;
+    unsigned calls;  /* tlm_gasnet_check_exit calls: every 64th polls */
     /* exit */
     volatile int exit_pending; /* another node called gasnet_exit(0) */
     double exit_pending_since;
@@ -94,6 +95,13 @@ static inline void tlm_gasnet_check_context(const char *what)
 void tlm_gasnet_maybe_join_exit(void);
 static inline void tlm_gasnet_check_exit(void)
 {
+    /* GASNet's blocking calls poll.  Telemem's window path (puts and gets
+     * within a node) does not, so a node looping on them never heard of
+     * another node's gasnet_exit: every 64th call polls (not inside a
+     * handler or under an HSL). */
+    if (TLM_GASNET_UNLIKELY((++tlm_gasnet.calls & 63u) == 0) &&
+        !tlm_gasnet.frame && !tlm_gasnet.hsl_held)
+        (void)telemem_poll();
     if (TLM_GASNET_UNLIKELY(tlm_gasnet.exit_pending && !tlm_gasnet.exiting))
         tlm_gasnet_maybe_join_exit();
 }

@@ -61,7 +61,14 @@ int main(int argc, char **argv)
             gt_log("collective exit");
         gasnet_exit(0);
     } else if (strcmp(mode, "one") == 0) {
+        /* Node 3 tells node 0 (a flag put into its segment) once its loop
+         * of gets is past the first ones, which poll: node 0's notice then
+         * arrives while node 3 only makes gets. */
+        volatile uint64_t *flag =
+            (volatile uint64_t *)((char *)gt_seg(0).addr + 64);
         if (gt_me == 0) {
+            if (gt_n > 3)
+                GASNET_BLOCKUNTIL(*flag != 0);
             gt_log("node 0 leaves alone");
             gasnet_exit(0);
         }
@@ -76,9 +83,13 @@ int main(int argc, char **argv)
             break;
         case 3: {
             gasnet_seginfo_t s = gt_seg(0);
-            for (;;) {
+            for (long i = 0;; i++) {
                 uint64_t v;
                 gasnet_get(&v, 0, s.addr, sizeof v);
+                if (i == 100) {
+                    uint64_t one = 1;
+                    gasnet_put(0, (void *)(uintptr_t)flag, &one, sizeof one);
+                }
             }
         }
         default:
