@@ -485,6 +485,41 @@ static uint32_t proto_flags(const ucx_transport_t *ut, int peer, size_t len)
     return len <= ut->eager_max[peer] ? UCP_AM_SEND_FLAG_EAGER : 0;
 }
 
+/* The 8-byte prefix of a big message's UCX header: our rank, 0. */
+static void put_prefix(ucx_transport_t *ut, void *dst)
+{
+    uint32_t prefix[2] = {(uint32_t)ut->rank, 0};
+    memcpy(dst, prefix, UCX_PREFIX);
+}
+
+/* One ucp_am_send_nbx; cb(user) runs when UCX is done with it.  1: done at
+ * once (cb will not run), 0: in flight, TELEMEM_ERR_PEER_DEAD (logged; the
+ * peer counts as dead from now on, cb will not run). */
+static int am_send(ucx_transport_t *ut, int peer, const void *uh,
+                   size_t uh_len, const void *data, size_t len,
+                   ucp_send_nbx_callback_t cb, void *user)
+{
+    ucp_request_param_t prm = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                        UCP_OP_ATTR_FIELD_USER_DATA |
+                        UCP_OP_ATTR_FIELD_FLAGS,
+        .cb = {.send = cb},
+        .user_data = user,
+        .flags = proto_flags(ut, peer, len),
+    };
+    ucs_status_ptr_t r = ucp_am_send_nbx(ut->eps[peer], UCX_AM_ID, uh, uh_len,
+                                         data, len, &prm);
+    if (r == NULL)
+        return 1;
+    if (UCS_PTR_IS_ERR(r)) {
+        tlm_error("ucp_am_send_nbx to rank %d: %s", peer,
+                  ucs_status_string(UCS_PTR_STATUS(r)));
+        ut->dead[peer] = true;
+        return TELEMEM_ERR_PEER_DEAD;
+    }
+    return 0;
+}
+
 /* Send buffer i (len bytes, the first hdr_len of them the header). */
 static int post(ucx_transport_t *ut, int peer, int i, size_t hdr_len,
                 size_t len)
@@ -495,36 +530,17 @@ static int post(ucx_transport_t *ut, int peer, int i, size_t hdr_len,
     uint8_t *data = tx_buf(ut, i);
     if (i >= UCX_TX_COUNT && UCX_PREFIX + hdr_len <= ut->max_am_header) {
         /* Big: the header rides in UCX's header (see on_am). */
-        uint32_t prefix[2] = {(uint32_t)ut->rank, 0};
-        memcpy(data - UCX_PREFIX, prefix, UCX_PREFIX);
+        put_prefix(ut, data - UCX_PREFIX);
         uh = data - UCX_PREFIX;
         uh_len = UCX_PREFIX + hdr_len;
         data += hdr_len;
         len -= hdr_len;
     }
     tx_refs[i] = (ucx_tx_ref_t){ut, i};
-    ucp_request_param_t prm = {
-        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
-                        UCP_OP_ATTR_FIELD_USER_DATA |
-                        UCP_OP_ATTR_FIELD_FLAGS,
-        .cb = {.send = on_sent},
-        .user_data = &tx_refs[i],
-        .flags = proto_flags(ut, peer, len),
-    };
-    ucs_status_ptr_t r = ucp_am_send_nbx(ut->eps[peer], UCX_AM_ID, uh,
-                                         uh_len, data, len, &prm);
-    if (r == NULL) {
-        put_back(ut, i); /* done at once */
-        return TELEMEM_OK;
-    }
-    if (UCS_PTR_IS_ERR(r)) {
+    int rc = am_send(ut, peer, uh, uh_len, data, len, on_sent, &tx_refs[i]);
+    if (rc != 0) /* done at once, or failed: on_sent will not run */
         put_back(ut, i);
-        tlm_error("ucp_am_send_nbx to rank %d: %s", peer,
-                  ucs_status_string(UCS_PTR_STATUS(r)));
-        ut->dead[peer] = true;
-        return TELEMEM_ERR_PEER_DEAD;
-    }
-    return TELEMEM_OK; /* on_sent frees the buffer */
+    return rc < 0 ? rc : TELEMEM_OK;
 }
 
 static int ucx_send(tlm_transport_t *tp, int peer, const void *hdr,
@@ -604,32 +620,17 @@ static int ucx_send_zc(tlm_transport_t *tp, int peer, const void *hdr,
     ucx_zc_t *z = ut->zc_free[--ut->nzc_free];
     z->done = done;
     z->arg = arg;
-    uint32_t prefix[2] = {(uint32_t)ut->rank, 0};
-    memcpy(z->hdr, prefix, UCX_PREFIX);
+    put_prefix(ut, z->hdr);
     memcpy((uint8_t *)z->hdr + UCX_PREFIX, hdr, hdr_len);
-    ucp_request_param_t prm = {
-        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
-                        UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS,
-        .cb = {.send = on_sent_zc},
-        .user_data = z,
-        .flags = proto_flags(ut, peer, len),
-    };
-    ucs_status_ptr_t r = ucp_am_send_nbx(ut->eps[peer], UCX_AM_ID, z->hdr,
-                                         UCX_PREFIX + hdr_len, data, len,
-                                         &prm);
-    if (r == NULL) { /* done at once */
-        ut->zc_free[ut->nzc_free++] = z;
-        done(arg, TELEMEM_OK);
-        return TELEMEM_OK;
-    }
-    if (UCS_PTR_IS_ERR(r)) {
-        ut->zc_free[ut->nzc_free++] = z;
-        tlm_error("ucp_am_send_nbx to rank %d: %s", peer,
-                  ucs_status_string(UCS_PTR_STATUS(r)));
-        ut->dead[peer] = true;
-        return TELEMEM_ERR_PEER_DEAD;
-    }
-    return TELEMEM_OK; /* on_sent_zc calls done */
+    rc = am_send(ut, peer, z->hdr, UCX_PREFIX + hdr_len, data, len,
+                 on_sent_zc, z);
+    if (rc == 0)
+        return TELEMEM_OK; /* on_sent_zc calls done */
+    ut->zc_free[ut->nzc_free++] = z;
+    if (rc < 0)
+        return rc;
+    done(arg, TELEMEM_OK); /* done at once */
+    return TELEMEM_OK;
 }
 
 static int ucx_peer_alive(tlm_transport_t *tp, int peer)
