@@ -423,9 +423,12 @@ typedef struct telemem_wait {
  *         if ((rc = telemem_wait_poll(&w)) != TELEMEM_OK)
  *             break;
  *
- * Each call polls as telemem_poll() does; after TELEMEM_SPIN_COUNT turns
- * that found nothing it yields the core, and it ends the wait by the same
- * rules as Telemem's own blocking calls: when w's rank (any rank for -1)
+ * Each call polls as telemem_poll() does; when the polls find nothing it
+ * spins, yields the core or sleeps until something arrives for this rank
+ * (a message, or on one node a direct-path write into its memory), as
+ * Telemem's own waits do (TELEMEM_WAIT), and returns after each turn so
+ * that the caller looks at its condition again.  It ends the wait by the
+ * same rules as Telemem's blocking calls: when w's rank (any rank for -1)
  * has died (checked every TELEMEM_LIVENESS_INTERVAL seconds) or when the
  * wait has lasted TELEMEM_TIMEOUT seconds (if set).  Both are logged.
  * @retval TELEMEM_OK                keep waiting

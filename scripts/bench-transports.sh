@@ -44,10 +44,10 @@ Options:
   --bw-sizes LIST  comma list of bandwidth sizes in bytes (default:
                    65536,1048576)
   --time SEC       telemem-netpipe seconds per size (default: 0.25)
-  --spin N         TELEMEM_SPIN_COUNT for the Telemem runs (default: the
-                   library's): the tools poll without ever yielding their
-                   core, Telemem yields after SPIN_COUNT empty polls, which
-                   on a loaded machine hands the core away for milliseconds
+  --wait MODE      TELEMEM_WAIT for the Telemem runs (default: the
+                   library's, auto): the tools poll without ever yielding
+                   their core; --wait spin makes Telemem do the same
+  --spin N         older form of --wait spin (N is ignored)
   --idle-wait SEC  before each run wait up to SEC seconds for the machine to
                    be idle (load average below 1.5; default 0 = no wait).
                    Spinning ping-pongs on a loaded machine measure the
@@ -81,7 +81,8 @@ while [ $# -gt 0 ]; do
     --lat-size) [ $# -ge 2 ] || die "--lat-size needs a value"; lat_size=$2; shift 2 ;;
     --bw-sizes) [ $# -ge 2 ] || die "--bw-sizes needs a value"; bw_sizes=$2; shift 2 ;;
     --time) [ $# -ge 2 ] || die "--time needs a value"; ttime=$2; shift 2 ;;
-    --spin) [ $# -ge 2 ] || die "--spin needs a value"; spin=$2; shift 2 ;;
+    --wait) [ $# -ge 2 ] || die "--wait needs a value"; spin=$2; shift 2 ;;
+    --spin) [ $# -ge 2 ] || die "--spin needs a value"; spin=spin; shift 2 ;;
     --idle-wait) [ $# -ge 2 ] || die "--idle-wait needs a value"; idle_wait=$2; shift 2 ;;
     --quick) rounds=1; iters=2000; ttime=0.05; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -110,7 +111,7 @@ echo "round,series,metric,bytes,value,unit" > "$csv"
     echo "libfabric: $(fi_info --version 2>/dev/null | tr '\n' ' ')"
     echo "ucx: $(ucx_info -v 2>/dev/null | head -1)"
     echo "loadavg at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-    echo "TELEMEM_SPIN_COUNT: ${spin:-library default}"
+    echo "TELEMEM_WAIT: ${spin:-library default}"
 } > "$out/env.txt"
 
 port=$((40000 + RANDOM % 20000))
@@ -133,7 +134,7 @@ emit() { echo "$1,$2,$3,$4,$5,$6" >> "$csv"; }
 tm_run() { # round series env...
     local r=$1 s=$2; shift 2
     local f=$out/raw/$s-r$r.csv
-    [ -n "$spin" ] && set -- "$@" "TELEMEM_SPIN_COUNT=$spin"
+    [ -n "$spin" ] && set -- "$@" "TELEMEM_WAIT=$spin"
     local ok=0
     for b in ${sizes_all//,/ }; do
         if env "$@" "$run" -n 2 --timeout 300 "$np" --mode latency,burst \

@@ -821,7 +821,7 @@ GASNETC_API int gasnet_barrier_result(int *id);
 /**
  * How GASNET_BLOCKUNTIL and GASNet's own waits (barriers, memsets, exit)
  * share the processor.  Telemem's internal waits keep their own policy
- * (TELEMEM_SPIN_COUNT).
+ * (TELEMEM_WAIT).
  * @retval GASNET_OK, GASNET_ERR_BAD_ARG (unknown mode)
  */
 GASNETC_API int gasnet_set_waitmode(int wait_mode);

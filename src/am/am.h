@@ -83,6 +83,8 @@ typedef struct tlm_am {
     tlm_am_place_fn_t placers[TLM_AM_NTYPES];
     tlm_am_placed_fn_t placed[TLM_AM_NTYPES];
     unsigned placing;          /* payloads being written in place */
+    bool silent_writes;        /* some transport's direct driver writes
+                                * without waking a sleeper (transport.h) */
     unsigned long protocol_errors;
 } tlm_am_t;
 
@@ -124,12 +126,13 @@ bool tlm_am_cancel(int peer, tlm_am_sendop_t *op);
 /* Progress every transport, then push queued sends.  Events or error. */
 int tlm_am_progress(void);
 int tlm_am_peer_alive(int peer);
-/* The progress thread's idle: arm the doorbells, poll once more (caller),
- * then sleep until a sender rings or timeout_ms passes.
- * tlm_am_wake_self() ends such a sleep from this process. */
-void tlm_am_sleep_arm(void);
-void tlm_am_sleep_wait(int timeout_ms);
-void tlm_am_wake_self(void);
+/* Blocking waits: arm every transport for a sleep (transport.h,
+ * wait_arm).  The file descriptors to poll go to fds[] (at most max);
+ * *bounded is set when some transport cannot wake a sleeper.  Returns how
+ * many fds, or TELEMEM_ERR_AGAIN when a transport has events pending (then
+ * poll instead of sleeping).  tlm_am_wait_disarm() after the sleep. */
+int tlm_am_wait_arm(int *fds, int max, bool *bounded);
+void tlm_am_wait_disarm(void);
 /* Deliver every message this rank has sent to itself (requests to self run
  * their handlers now), so a local operation that follows keeps issue
  * order.  TELEMEM_OK or a transport error. */

@@ -4,7 +4,6 @@
 #define TLM_LOG_SUBSYS "am"
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "telemem.h"
 #include "am/am.h"
@@ -34,6 +33,7 @@ int tlm_am_add_transport(tlm_transport_t *tp, const bool *reach)
     if (tlm_am.ntps == (int)TLM_ARRAY_SIZE(tlm_am.tps))
         return TELEMEM_ERR_TRANSPORT;
     tlm_am.tps[tlm_am.ntps++] = tp;
+    tlm_am.silent_writes |= tp->silent_writes;
     for (int r = 0; r < tlm_am.nranks; r++) {
         if (reach[r] && !tlm_am.peers[r].tp) {
             tlm_am.peers[r].tp = tp;
@@ -428,41 +428,28 @@ int tlm_am_drain_self(void)
     return rc < 0 ? rc : TELEMEM_OK;
 }
 
-/* The transport a sleeping progress thread waits on: the first one that
- * can be woken (others are polled when it wakes, at least every timeout). */
-static tlm_transport_t *sleeper(void)
+int tlm_am_wait_arm(int *fds, int max, bool *bounded)
 {
-    for (int i = 0; i < tlm_am.ntps; i++)
-        if (tlm_am.tps[i]->ops->sleep_wait)
-            return tlm_am.tps[i];
-    return NULL;
-}
-
-void tlm_am_sleep_arm(void)
-{
-    tlm_transport_t *tp = sleeper();
-    if (tp)
-        tp->ops->sleep_arm(tp);
-}
-
-void tlm_am_sleep_wait(int timeout_ms)
-{
-    tlm_transport_t *tp = sleeper();
-    if (tp) {
-        tp->ops->sleep_wait(tp, timeout_ms);
-        return;
-    }
-    struct timespec ts = {timeout_ms / 1000, (timeout_ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-void tlm_am_wake_self(void)
-{
+    int n = 0;
+    *bounded = false;
     for (int i = 0; i < tlm_am.ntps; i++) {
         tlm_transport_t *tp = tlm_am.tps[i];
-        if (tp->ops->wake_self)
-            tp->ops->wake_self(tp);
+        int fd = -1;
+        int rc = tp->ops->wait_arm(tp, &fd);
+        if (rc == TELEMEM_ERR_AGAIN)
+            return rc;
+        if (rc != TELEMEM_OK || (fd >= 0 && n == max))
+            *bounded = true;
+        else if (fd >= 0)
+            fds[n++] = fd;
     }
+    return n;
+}
+
+void tlm_am_wait_disarm(void)
+{
+    for (int i = 0; i < tlm_am.ntps; i++)
+        tlm_am.tps[i]->ops->wait_disarm(tlm_am.tps[i]);
 }
 
 int tlm_am_peer_alive(int peer)

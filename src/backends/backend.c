@@ -62,7 +62,8 @@ int tlm_backend_check(const tlm_transport_t *tp)
 {
     const tlm_transport_ops_t *o = tp->ops;
     if (!o || !o->connect || !o->send || !o->send_fill || !o->progress ||
-        !o->peer_alive || !o->close || tp->max_msg < TLM_TRANSPORT_MIN_MSG) {
+        !o->peer_alive || !o->close || !o->wait_arm || !o->wait_disarm ||
+        tp->max_msg < TLM_TRANSPORT_MIN_MSG) {
         tlm_error("transport %s has an incomplete ops table", tp->name);
         return TELEMEM_ERR_TRANSPORT;
     }
@@ -163,4 +164,14 @@ int tlm_backend_stub_peer_alive(tlm_transport_t *tp, int peer)
 int tlm_backend_stub_check(const tlm_transport_params_t *p)
 {
     return TELEMEM_OK;
+}
+
+int tlm_backend_stub_wait_arm(tlm_transport_t *tp, int *fd_p)
+{
+    *fd_p = -1;
+    return TELEMEM_ERR_UNSUPPORTED;
+}
+
+void tlm_backend_stub_wait_disarm(tlm_transport_t *tp)
+{
 }

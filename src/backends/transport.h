@@ -44,7 +44,6 @@ typedef struct tlm_transport_params {
     size_t shm_buf_size;     /* shm settings, from the config table */
     long shm_buf_count;
     long shm_ring;
-    bool progress_thread;    /* this process sleeps on a doorbell */
     const char *ofi_provider; /* TELEMEM_OFI_PROVIDER, "" = libfabric's pick */
     const char *ofi_rxm_rx_size; /* FI_OFI_RXM_MSG_RX_SIZE to set, "" = none */
     bool direct;             /* TELEMEM_DIRECT is not never: open a driver */
@@ -87,14 +86,21 @@ typedef struct tlm_transport_ops {
     int (*send_zc)(tlm_transport_t *tp, int peer, const void *hdr,
                    size_t hdr_len, const void *data, size_t len,
                    tlm_sent_fn_t done, void *arg);
-    /* The progress thread's sleep, in two steps: sleep_arm announces it
-     * (senders ring the doorbell from then on); the caller then polls once
-     * more and, if nothing came, calls sleep_wait, which returns when a
-     * sender rang, on wake_self, or after timeout_ms.  NULL when the
-     * transport cannot wake a sleeper (the AM layer then just sleeps). */
-    void (*sleep_arm)(tlm_transport_t *tp);
-    void (*sleep_wait)(tlm_transport_t *tp, int timeout_ms);
-    void (*wake_self)(tlm_transport_t *tp);
+    /* Blocking waits (docs/transports.md, "Sleeping").  wait_arm: this
+     * process is about to sleep; from the return on, anything its progress
+     * call would act on - a message, room for a send that answered
+     * TELEMEM_ERR_AGAIN, a completion of its own operations, a write of the
+     * transport's direct driver into this process's memory - makes *fd_p
+     * readable (poll(2)), or, with *fd_p = -1, cannot happen without this
+     * process's own calls.  TELEMEM_OK (armed: the caller polls once more
+     * and sleeps only if that found nothing), TELEMEM_ERR_AGAIN (events
+     * are pending: poll instead) or TELEMEM_ERR_UNSUPPORTED (it cannot wake
+     * a sleeper: the caller sleeps for short times only;
+     * tlm_backend_stub_wait_arm).  wait_disarm: the sleep is over (or was
+     * not taken); stop waking, empty the fd.  Both are called by one
+     * thread at a time, as progress is. */
+    int (*wait_arm)(tlm_transport_t *tp, int *fd_p);
+    void (*wait_disarm)(tlm_transport_t *tp);
     /* Deliver up to max received messages; returns how many, or an error. */
     int (*progress)(tlm_transport_t *tp, int max);
     /* TELEMEM_OK if peer's process is alive, TELEMEM_ERR_PEER_DEAD if not.
@@ -118,6 +124,10 @@ struct tlm_transport {
                           * the peer's help (eager; longer ones wait for
                           * the peer to poll: rendezvous) */
     bool same_node_only; /* reaches only ranks on this node */
+    bool silent_writes;  /* its direct driver writes into a peer's memory
+                          * without waking the peer's sleeping waits
+                          * (network RDMA): waits on a condition in the
+                          * program's memory then sleep for short times */
     tlm_direct_t *direct; /* its direct-path driver (direct.h), or NULL */
 };
 
@@ -152,6 +162,8 @@ int tlm_backend_check(const tlm_transport_t *tp);
 int tlm_backend_stub_connect(tlm_transport_t *tp, int peer);
 int tlm_backend_stub_peer_alive(tlm_transport_t *tp, int peer);
 int tlm_backend_stub_check(const tlm_transport_params_t *p);
+int tlm_backend_stub_wait_arm(tlm_transport_t *tp, int *fd_p);
+void tlm_backend_stub_wait_disarm(tlm_transport_t *tp);
 
 static inline int tlm_transport_send(tlm_transport_t *tp, int peer,
                                      const void *hdr, size_t hdr_len,

@@ -232,13 +232,6 @@ int tlm_core_flush(int rank);
  * answered, keeping refusals for the next quiet (direct-path ordering). */
 int tlm_core_flush_am(int rank);
 
-/* core_wait (in core_init.c): keep polling while waiting, bounded by
- * TELEMEM_TIMEOUT, watching the liveness of rank (all when < 0).  The
- * public telemem_wait_t, which telemem_wait_poll() steps the same way. */
-typedef telemem_wait_t tlm_wait_t;
-void tlm_core_wait_init(tlm_wait_t *w, int peer);
-int tlm_core_wait_step(tlm_wait_t *w);
-
 /* Target side of refused put-like requests (h = the fragment header):
  * ACK with status after the last fragment when the request wants one,
  * else one NACK for the first fragment. */
@@ -323,5 +316,7 @@ size_t tlm_core_reasm_held(int src);
 size_t tlm_core_reasm_max(void);
 /* Tests only (fuzz harness): a smaller cap for this process. */
 void tlm_core_reasm_set_max(size_t bytes);
+
+#include "core/core_wait.h"
 
 #endif

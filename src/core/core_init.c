@@ -1,7 +1,6 @@
 /* core_init.c - the runtime: initialize/finalize, ranks, node detection and
  * transport choice, telemem_poll, telemem_rank_alive, and the bounded
  * polling wait every blocking call uses. */
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,68 +40,7 @@ const char *telemem_config_string(void)
     return tlm_core.initialized ? tlm_core_config_string() : "";
 }
 
-/* ---- waiting -------------------------------------------------------------- */
-
-void tlm_core_wait_init(tlm_wait_t *w, int peer)
-{
-    w->start = 0;
-    w->next_check = 0;
-    w->idle = 0;
-    w->rank = peer;
-}
-
-static int check_alive(int peer)
-{
-    int lo = peer < 0 ? 0 : peer, hi = peer < 0 ? tlm_core.nranks : peer + 1;
-    for (int r = lo; r < hi; r++) {
-        if (r != tlm_core.rank && tlm_am_peer_alive(r) != TELEMEM_OK) {
-            tlm_error("rank %d has died", r);
-            return TELEMEM_ERR_PEER_DEAD;
-        }
-    }
-    return TELEMEM_OK;
-}
-
-int tlm_core_wait_step(tlm_wait_t *w)
-{
-    int n = tlm_am_progress();
-    if (TLM_UNLIKELY(n < 0))
-        return n;
-    if (n > 0) {
-        w->idle = 0;
-        return TELEMEM_OK;
-    }
-    if (TLM_UNLIKELY(tlm_core.locking)) {
-        /* Let the progress thread and other threads in between polls. */
-        int d = tlm_core_lock_release_all();
-        if (w->idle + 1 >= tlm_core.cfg.SPIN_COUNT)
-            sched_yield();
-        tlm_core_lock_reacquire(d);
-    }
-    if (++w->idle < tlm_core.cfg.SPIN_COUNT)
-        return TELEMEM_OK;
-    /* Nothing arrived for a while: let another rank sharing this core run,
-     * then look at the clock. */
-    w->idle = 0;
-    if (!tlm_core.locking)
-        sched_yield();
-    double now = tlm_util_now();
-    if (w->start == 0) {
-        w->start = now;
-        w->next_check = now + tlm_core.cfg.LIVENESS_INTERVAL;
-        return TELEMEM_OK;
-    }
-    if (tlm_core.cfg.TIMEOUT > 0 && now - w->start > tlm_core.cfg.TIMEOUT) {
-        tlm_error("wait timed out after %.1f s (TELEMEM_TIMEOUT)",
-                  now - w->start);
-        return TELEMEM_ERR_TIMED_OUT;
-    }
-    if (now >= w->next_check) {
-        w->next_check = now + tlm_core.cfg.LIVENESS_INTERVAL;
-        return check_alive(w->rank);
-    }
-    return TELEMEM_OK;
-}
+/* ---- waiting (core_wait.c) ---------------------------------------------- */
 
 int telemem_poll(void)
 {
@@ -110,7 +48,7 @@ int telemem_poll(void)
     int rc = tlm_core_check_comm();
     if (rc != TELEMEM_OK)
         return rc;
-    return tlm_am_progress();
+    return tlm_core_progress();
 }
 
 int telemem_wait_poll(telemem_wait_t *w)
@@ -123,7 +61,7 @@ int telemem_wait_poll(telemem_wait_t *w)
         tlm_error("wait_poll: %s", !w ? "w is NULL" : "rank out of range");
         return TELEMEM_ERR_INVALID_ARG;
     }
-    return tlm_core_wait_step(w);
+    return tlm_core_wait_user_step(w);
 }
 
 int telemem_rank_alive(int rank)
@@ -194,7 +132,6 @@ static tlm_transport_params_t transport_params(void)
         .shm_buf_size = tlm_core.cfg.SHM_BUF_SIZE,
         .shm_buf_count = tlm_core.cfg.SHM_BUF_COUNT,
         .shm_ring = tlm_core.cfg.SHM_RING,
-        .progress_thread = tlm_core.cfg.PROGRESS_THREAD,
         .ofi_provider = tlm_core.cfg.OFI_PROVIDER,
         .ofi_rxm_rx_size = rxm,
         .direct = strcmp(tlm_core.cfg.DIRECT, "never") != 0,
@@ -229,7 +166,12 @@ static int open_transports(void)
                                   tlm_am_add_transport);
     if (rc == TELEMEM_OK)
         rc = tlm_am_check_reach();
+    int nlocal = 0;
+    for (int r = 0; same && r < n; r++)
+        nlocal += same[r];
     free(same);
+    if (rc == TELEMEM_OK)
+        rc = tlm_core_wait_setup(tlm_core.cfg.WAIT, nlocal);
     return rc;
 }
 
@@ -247,6 +189,7 @@ static void teardown(void)
     free(tlm_core.peers);
     if (tlm_core.boot)
         tlm_core_boot_close(tlm_core.boot);
+    tlm_core_wait_fini();
     tlm_core_config_fini();
     memset(&tlm_core, 0, sizeof(tlm_core));
 }
@@ -296,6 +239,8 @@ static int initialize(int level, bool progress_thread)
     rc = tlm_backend_check_config(c->TRANSPORT, &tp);
     if (rc == TELEMEM_OK)
         rc = tlm_core_direct_check_config(c);
+    if (rc == TELEMEM_OK)
+        rc = tlm_core_wait_check_config(c->WAIT);
     if (rc != TELEMEM_OK) {
         tlm_core_config_fini();
         return rc;
@@ -336,6 +281,7 @@ static int initialize(int level, bool progress_thread)
     rc = tlm_core_direct_init();
     if (rc == TELEMEM_OK) {
         tlm_core_config_append(tlm_core_direct_string());
+        tlm_core_config_append(tlm_core_wait_string());
         rc = tlm_core_am_init();
     }
     if (rc != TELEMEM_OK)

@@ -169,7 +169,7 @@ int telemem_test(telemem_handle_t *h, int *done)
         return TELEMEM_ERR_INVALID_ARG;
     tlm_op_t *op = handle_op(h);
     if (op && op->state != TLM_OP_DONE) {
-        rc = tlm_am_progress();
+        rc = tlm_core_progress();
         if (rc < 0)
             return rc;
     }

@@ -561,7 +561,7 @@ static int flush_test(int rank, int *done)
     if (rc == TELEMEM_OK)
         rc = src;
     if (rc == TELEMEM_OK) {
-        src = tlm_am_progress();
+        src = tlm_core_progress();
         if (src < 0)
             rc = src;
     }

@@ -1,14 +1,13 @@
 /* core_thread.c - threads: the process-wide recursive lock that entry
  * points take under TELEMEM_THREAD_MULTIPLE or with a progress thread, and
  * the optional progress thread that serves requests while the application
- * does not call Telemem (it spins briefly, then sleeps until a sender rings
- * the transport's doorbell). */
+ * does not call Telemem (it waits as core_wait.c says: spins briefly, then
+ * sleeps until a sender rings the transport's doorbell). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/core.h"
 
@@ -76,42 +75,20 @@ static pthread_t thread;
 static bool running;
 static _Atomic bool stop;
 
-/* Polls in a row that found nothing before the thread sleeps. */
-#define PROGRESS_SPIN 2000
-/* Longest sleep: bounds the delay of sends queued by back-pressure (the
- * receiver frees buffers without ringing) and of a stop request. */
-#define SLEEP_MAX_MS 50
-#define SLEEP_PENDING_MS 1
-
+/* Serve requests until stopped: poll, and when nothing comes spin, yield
+ * and sleep on the transports' wait objects as a wait does (core_wait.c):
+ * a sender that finds this process asleep wakes it. */
 static void *progress_main(void *arg)
 {
-    int idle = 0;
+    tlm_wait_t w;
+    tlm_core_wait_init(&w, -1);
     while (!atomic_load_explicit(&stop, memory_order_acquire)) {
         tlm_core_lock_slow();
-        int n = tlm_am_progress();
-        bool pending = tlm_am.pending != NULL;
+        int n = tlm_core_progress();
         tlm_core_unlock_slow();
-        if (n != 0) {
-            idle = 0;
-            if (n < 0) /* transport failure: the application sees it too */
-                break;
-            continue;
-        }
-        if (++idle < PROGRESS_SPIN) {
-            if ((idle & 63) == 0)
-                sched_yield();
-            continue;
-        }
-        idle = 0;
-        /* Arm, then one more look (under the lock: the rings' read
-         * positions belong to whoever holds it), then sleep. */
-        tlm_core_lock_slow();
-        tlm_am_sleep_arm();
-        n = tlm_am_progress();
-        pending = tlm_am.pending != NULL;
-        tlm_core_unlock_slow();
-        tlm_am_sleep_wait(n != 0 ? 0 : pending ? SLEEP_PENDING_MS
-                                               : SLEEP_MAX_MS);
+        if (n < 0) /* transport failure: the application sees it too */
+            break;
+        tlm_core_wait_thread_turn(&w, n);
     }
     return NULL;
 }
@@ -145,7 +122,7 @@ void tlm_core_thread_stop(void)
     if (!running)
         return;
     atomic_store_explicit(&stop, true, memory_order_release);
-    tlm_am_wake_self();
+    tlm_core_wait_wake_all();
     int d = tlm_core_lock_release_all();
     pthread_join(thread, NULL);
     tlm_core_lock_reacquire(d);

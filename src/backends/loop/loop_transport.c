@@ -92,6 +92,15 @@ static int loop_progress(tlm_transport_t *tp, int max)
     return n;
 }
 
+/* Only this process puts messages here, so a sleep never needs waking;
+ * but a message already queued must be delivered first. */
+static int loop_wait_arm(tlm_transport_t *tp, int *fd_p)
+{
+    loop_transport_t *lt = tlm_container_of(tp, loop_transport_t, super);
+    *fd_p = -1;
+    return lt->head != lt->tail ? TELEMEM_ERR_AGAIN : TELEMEM_OK;
+}
+
 static void loop_close(tlm_transport_t *tp)
 {
     loop_transport_t *lt = tlm_container_of(tp, loop_transport_t, super);
@@ -104,6 +113,8 @@ static const tlm_transport_ops_t loop_ops = {
     .send = loop_send,
     .send_fill = loop_send_fill,
     .progress = loop_progress,
+    .wait_arm = loop_wait_arm,
+    .wait_disarm = tlm_backend_stub_wait_disarm,
     .peer_alive = tlm_backend_stub_peer_alive,
     .close = loop_close,
 };

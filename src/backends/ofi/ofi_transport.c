@@ -387,6 +387,8 @@ static const tlm_transport_ops_t ofi_ops = {
     .send_fill = ofi_send_fill,
     .progress = ofi_progress,
     .peer_alive = ofi_peer_alive,
+    .wait_arm = tlm_backend_stub_wait_arm,
+    .wait_disarm = tlm_backend_stub_wait_disarm,
     .close = ofi_close,
 };
 

@@ -1,7 +1,10 @@
 /* shm_transport.c - the built-in shared-memory transport: one segment per
  * process holding its inbound descriptor rings (one per local sender) and
- * its own pool of message buffers; polling only, no system call on the
- * message path.  Protocol and memory formula: docs/shm.md. */
+ * its own pool of message buffers; polling, no system call on the message
+ * path; and a doorbell for a process that sleeps in a wait: a word in its
+ * segment that senders look at after each message, and a datagram socket
+ * they write to when it says "asleep".  Protocol and memory formula:
+ * docs/shm.md. */
 #define TLM_LOG_SUBSYS "shm"
 #include <errno.h>
 #include <fcntl.h>
@@ -11,10 +14,11 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
-#include <linux/futex.h>
+#include <linux/membarrier.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <time.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "telemem.h"
@@ -24,7 +28,7 @@
 #include "util/util.h"
 
 #define SHM_MAGIC 0x544c4d53u /* "TLMS" */
-#define SHM_VERSION 3u
+#define SHM_VERSION 4u
 #define CELL_SIZE 64u
 #define CELL_INLINE 48u
 #define SLOT_INLINE UINT32_MAX
@@ -45,7 +49,10 @@ _Static_assert(sizeof(shm_cell_t) == CELL_SIZE, "cell is one cache line");
 /* Ring from one sender to the segment's owner. */
 typedef struct shm_ring {
     _Atomic uint64_t head; /* consumer position, written by the receiver */
-    uint8_t pad[CELL_SIZE - sizeof(uint64_t)];
+    /* Set by a sender that sleeps until the receiver makes room in this
+     * ring or releases its buffers; the receiver clears it and rings. */
+    _Atomic uint32_t want_space;
+    uint8_t pad[CELL_SIZE - sizeof(uint64_t) - sizeof(uint32_t)];
     shm_cell_t cells[];
 } shm_ring_t;
 
@@ -55,12 +62,14 @@ typedef struct shm_seg_hdr {
     uint64_t seg_size, buf_size, buf_count, ring_cells;
     uint64_t off_doorbell, off_active, off_rings, ring_stride, off_slot_state;
     uint64_t off_bufs;
-    uint32_t has_thread; /* a progress thread sleeps on the doorbell */
+    uint32_t mb_ok;      /* registered for membarrier's global expedited
+                          * barrier (the doorbell protocol, docs/shm.md) */
     uint32_t departed;   /* set at close: a peer whose lock is free left
                           * cleanly (finalize), it did not die */
 } shm_seg_hdr_t;
 
-/* Doorbell states (a futex word in its own cache line). */
+/* Doorbell states (a word in its own cache line of the owner's segment:
+ * written by the owner when it sleeps and wakes, by senders that ring). */
 enum { BELL_AWAKE = 0, BELL_SLEEPING = 1, BELL_RUNG = 2 };
 
 /* A mapped segment (ours or a peer's). */
@@ -85,11 +94,15 @@ typedef struct shm_peer {
     int rank;
     int local;
     bool contacted;        /* active bit set in the peer's segment */
-    bool peer_thread;      /* the peer sleeps on its doorbell: ring it */
+    bool blocked;          /* its ring was full at the last send */
+    _Atomic uint32_t *bell; /* the peer's doorbell */
     /* My buffers in flight to this peer, in send order: the peer releases
      * them in the same order, so reclaiming looks at the oldest only. */
     uint32_t *fifo;        /* buf_count entries */
     uint32_t fhead, ftail;
+    /* Cold: the peer's doorbell socket. */
+    struct sockaddr_un bell_addr;
+    socklen_t bell_len;
 } shm_peer_t;
 
 typedef struct shm_transport {
@@ -108,6 +121,13 @@ typedef struct shm_transport {
     uint32_t *free_q;
     uint32_t free_head, free_tail; /* free count = tail - head */
     uint32_t next_sender;     /* round-robin start for progress */
+    bool starved;             /* no free buffer at the last send */
+    /* Doorbell: this process's socket (bound to an abstract name), whether
+     * a sleeper's membarrier() orders every local process's stores (else
+     * senders fence before they look at a bell). */
+    int bell_fd;
+    bool mb;
+    bool fence;
     double next_dead_check;   /* see reclaim_from_dead() */
     char name[128];
 } shm_transport_t;
@@ -231,7 +251,8 @@ static inline int shm_reserve(shm_transport_t *st, int peer_rank, size_t len,
     shm_ring_t *r = p->out;
     if (p->tail - p->cached_head > st->ring_mask) {
         p->cached_head = atomic_load_explicit(&r->head, memory_order_acquire);
-        if (p->tail - p->cached_head > st->ring_mask)
+        p->blocked = p->tail - p->cached_head > st->ring_mask;
+        if (p->blocked)
             return TELEMEM_ERR_AGAIN;
     }
     shm_cell_t *c = &r->cells[p->tail & st->ring_mask];
@@ -243,7 +264,8 @@ static inline int shm_reserve(shm_transport_t *st, int peer_rank, size_t len,
             reclaim_all(st);
             if (st->free_head == st->free_tail)
                 reclaim_from_dead(st);
-            if (st->free_head == st->free_tail)
+            st->starved = st->free_head == st->free_tail;
+            if (st->starved)
                 return TELEMEM_ERR_AGAIN;
         }
         uint32_t s = st->free_q[st->free_head++ % st->buf_count];
@@ -257,22 +279,47 @@ static inline int shm_reserve(shm_transport_t *st, int peer_rank, size_t len,
     return TELEMEM_OK;
 }
 
-static long futex(_Atomic uint32_t *w, int op, uint32_t val,
-                  const struct timespec *ts)
+/* ---- doorbell (docs/shm.md, "Sleeping") --------------------------------- */
+
+/* The peer's bell said asleep: the first to ring it writes one datagram
+ * to its socket (a sleeper polls it); later senders see RUNG. */
+static void ring_slow(shm_transport_t *st, shm_peer_t *p)
 {
-    return syscall(SYS_futex, (uint32_t *)(uintptr_t)w, op, val, ts, NULL, 0);
+    uint32_t want = BELL_SLEEPING;
+    if (atomic_compare_exchange_strong(p->bell, &want, BELL_RUNG))
+        (void)sendto(st->bell_fd, "", 1, MSG_DONTWAIT | MSG_NOSIGNAL,
+                     (const struct sockaddr *)&p->bell_addr, p->bell_len);
 }
 
-/* The receiver may be asleep: wake it (only for peers with a progress
- * thread; the fence pairs with the one in shm_sleep_arm). */
-static void ring_bell(shm_transport_t *st, shm_peer_t *p)
+/* After a store the peer may wait for (a message, room, a direct write):
+ * wake it if it sleeps.  The load of its bell must not pass that store: a
+ * compiler barrier suffices where the sleeper issues membarrier() between
+ * announcing its sleep and its last look (shm_wait_arm), else a fence. */
+static inline void wake_check(shm_transport_t *st, shm_peer_t *p)
 {
-    _Atomic uint32_t *bell = st->maps[p->local].doorbell;
-    atomic_thread_fence(memory_order_seq_cst);
-    uint32_t want = BELL_SLEEPING;
-    if (atomic_load_explicit(bell, memory_order_relaxed) == BELL_SLEEPING &&
-        atomic_compare_exchange_strong(bell, &want, BELL_RUNG))
-        futex(bell, FUTEX_WAKE, 1, NULL);
+    if (TLM_UNLIKELY(st->fence))
+        atomic_thread_fence(memory_order_seq_cst);
+    else
+        atomic_signal_fence(memory_order_seq_cst);
+    if (TLM_UNLIKELY(atomic_load_explicit(p->bell, memory_order_relaxed) ==
+                     BELL_SLEEPING))
+        ring_slow(st, p);
+}
+
+/* A sender sleeps until this receiver makes room: it has made some. */
+static void space_slow(shm_transport_t *st, shm_peer_t *p)
+{
+    atomic_store_explicit(&p->in->want_space, 0, memory_order_relaxed);
+    ring_slow(st, p);
+}
+
+/* The window driver wrote into rank's memory. */
+static void wake_rank(void *arg, int rank)
+{
+    shm_transport_t *st = arg;
+    int l = st->local_of_rank[rank];
+    if (l >= 0 && l != st->my_local)
+        wake_check(st, &st->peers[l]);
 }
 
 /* Publish the reserved cell to the receiver. */
@@ -283,8 +330,7 @@ static inline void shm_commit(shm_transport_t *st, shm_peer_t *p, size_t len)
     atomic_store_explicit(&c->seq, (uint32_t)(p->tail + 1),
                           memory_order_release);
     p->tail++;
-    if (TLM_UNLIKELY(p->peer_thread))
-        ring_bell(st, p);
+    wake_check(st, p);
 }
 
 static int shm_send(tlm_transport_t *tp, int peer_rank, const void *hdr,
@@ -357,8 +403,17 @@ static int drain(shm_transport_t *st, int l, int max)
         p->in_pos++;
         n++;
     }
-    if (n)
+    if (n) {
         atomic_store_explicit(&in->head, p->in_pos, memory_order_release);
+        /* As in wake_check: the sender's arm is the other half. */
+        if (TLM_UNLIKELY(st->fence))
+            atomic_thread_fence(memory_order_seq_cst);
+        else
+            atomic_signal_fence(memory_order_seq_cst);
+        if (TLM_UNLIKELY(atomic_load_explicit(&in->want_space,
+                                              memory_order_relaxed)))
+            space_slow(st, p);
+    }
     return n;
 }
 
@@ -455,6 +510,8 @@ static void shm_close(tlm_transport_t *tp)
         __atomic_store_n(&st->maps[st->my_local].hdr->departed, 1u,
                          __ATOMIC_RELEASE);
     unmap_all(st);
+    if (st->bell_fd >= 0)
+        close(st->bell_fd);
     if (st->name[0])
         shm_unlink(st->name); /* normally gone already after open */
     for (int l = 0; st->peers && l < st->nlocal; l++)
@@ -466,39 +523,42 @@ static void shm_close(tlm_transport_t *tp)
     free(st);
 }
 
-/* Progress thread: announce the sleep before the last look at the rings
- * (a sender that commits after this sees BELL_SLEEPING and rings). */
-static void shm_sleep_arm(tlm_transport_t *tp)
+/* A wait is about to sleep: announce it (senders look at the bell after
+ * each message), ask the receivers this process waits on for room to say
+ * so, then make every local process's earlier stores visible to the
+ * caller's last look (membarrier: senders only need a compiler barrier),
+ * or fence where that is not available. */
+static int shm_wait_arm(tlm_transport_t *tp, int *fd_p)
 {
     shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
-    atomic_store(st->maps[st->my_local].doorbell, BELL_SLEEPING);
-    atomic_thread_fence(memory_order_seq_cst);
-}
-
-static void shm_sleep_wait(tlm_transport_t *tp, int timeout_ms)
-{
-    shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
-    _Atomic uint32_t *bell = st->maps[st->my_local].doorbell;
-    if (timeout_ms > 0) {
-        struct timespec ts = {timeout_ms / 1000,
-                              (timeout_ms % 1000) * 1000000L};
-        futex(bell, FUTEX_WAIT, BELL_SLEEPING, &ts);
+    atomic_store_explicit(st->maps[st->my_local].doorbell, BELL_SLEEPING,
+                          memory_order_relaxed);
+    for (int l = 0; l < st->nlocal; l++) {
+        shm_peer_t *p = &st->peers[l];
+        if (l != st->my_local &&
+            (p->blocked || (st->starved && p->fhead != p->ftail)))
+            atomic_store_explicit(&p->out->want_space, 1,
+                                  memory_order_relaxed);
     }
-    atomic_store(bell, BELL_AWAKE);
+    if (!st->mb ||
+        syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) != 0)
+        atomic_thread_fence(memory_order_seq_cst);
+    *fd_p = st->bell_fd;
+    return TELEMEM_OK;
 }
 
-static void shm_wake_self(tlm_transport_t *tp)
+static void shm_wait_disarm(tlm_transport_t *tp)
 {
     shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
-    _Atomic uint32_t *bell = st->maps[st->my_local].doorbell;
-    atomic_store(bell, BELL_RUNG);
-    futex(bell, FUTEX_WAKE, 1, NULL);
+    atomic_store(st->maps[st->my_local].doorbell, BELL_AWAKE);
+    char buf[16];
+    while (recv(st->bell_fd, buf, sizeof(buf), MSG_DONTWAIT) >= 0)
+        ;
 }
 
 static const tlm_transport_ops_t shm_ops = {
-    .sleep_arm = shm_sleep_arm,
-    .sleep_wait = shm_sleep_wait,
-    .wake_self = shm_wake_self,
+    .wait_arm = shm_wait_arm,
+    .wait_disarm = shm_wait_disarm,
     .connect = shm_connect,
     .send = shm_send,
     .send_fill = shm_send_fill,
@@ -506,6 +566,42 @@ static const tlm_transport_ops_t shm_ops = {
     .peer_alive = shm_peer_alive,
     .close = shm_close,
 };
+
+/* The abstract socket name of rank's doorbell (no file, gone with the
+ * process; ranks of one node share a network namespace). */
+static socklen_t bell_name(struct sockaddr_un *a, const char *jobid, int rank)
+{
+    memset(a, 0, sizeof(*a));
+    a->sun_family = AF_UNIX;
+    int k = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1,
+                     "telemem-%s-%d-bell", jobid, rank);
+    if (k < 0 || (size_t)k >= sizeof(a->sun_path) - 1)
+        k = (int)sizeof(a->sun_path) - 2; /* cut: still unique enough */
+    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)k);
+}
+
+/* This process's doorbell socket, and its registration for membarrier. */
+static int open_bell(shm_transport_t *st, const tlm_transport_params_t *p)
+{
+    st->bell_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                         0);
+    if (st->bell_fd < 0) {
+        tlm_error("socket(AF_UNIX): %s", strerror(errno));
+        return TELEMEM_ERR_TRANSPORT;
+    }
+    struct sockaddr_un a;
+    socklen_t len = bell_name(&a, p->jobid, p->rank);
+    if (bind(st->bell_fd, (const struct sockaddr *)&a, len) != 0) {
+        tlm_error("bind(@%s): %s", a.sun_path + 1, strerror(errno));
+        return TELEMEM_ERR_TRANSPORT;
+    }
+    st->mb = syscall(SYS_membarrier,
+                     MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
+    if (!st->mb)
+        tlm_debug("membarrier: %s; senders fence before the doorbell",
+                  strerror(errno));
+    return TELEMEM_OK;
+}
 
 static int create_own(shm_transport_t *st, const tlm_transport_params_t *p)
 {
@@ -540,7 +636,7 @@ static int create_own(shm_transport_t *st, const tlm_transport_params_t *p)
     h.magic = SHM_MAGIC;
     h.version = SHM_VERSION;
     h.rank = p->rank;
-    h.has_thread = p->progress_thread;
+    h.mb_ok = st->mb;
     memcpy(base, &h, sizeof(h));
     map_fill(m, base);
     m->rank = p->rank;
@@ -582,7 +678,10 @@ static int map_peer(shm_transport_t *st, const tlm_transport_params_t *p,
     }
     map_fill(m, base);
     m->rank = rank;
-    st->peers[l].peer_thread = h->has_thread != 0;
+    st->mb = st->mb && h->mb_ok; /* every rank computes the same */
+    shm_peer_t *pe = &st->peers[l];
+    pe->bell = m->doorbell;
+    pe->bell_len = bell_name(&pe->bell_addr, p->jobid, rank);
     return TELEMEM_OK;
 }
 
@@ -618,6 +717,7 @@ static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     shm_transport_t *st = calloc(1, sizeof(*st));
     if (!st)
         return TELEMEM_ERR_NO_MEMORY;
+    st->bell_fd = -1;
     st->super.ops = &shm_ops;
     st->super.name = "shm";
     st->super.max_msg = p->shm_buf_size + SHM_HDR_ROOM;
@@ -657,7 +757,9 @@ static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
         st->free_q[s] = s;
     st->free_tail = (uint32_t)st->buf_count;
 
-    rc = create_own(st, p);
+    rc = open_bell(st, p);
+    if (rc == TELEMEM_OK)
+        rc = create_own(st, p);
     int frc = tlm_core_boot_fence(p->boot); /* everyone has created */
     if (rc == TELEMEM_OK)
         rc = frc;
@@ -676,6 +778,7 @@ static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     }
     if (rc != TELEMEM_OK)
         goto err;
+    st->fence = !st->mb;
     for (int l = 0; l < st->nlocal; l++) {
         shm_peer_t *pe = &st->peers[l];
         pe->local = l;
@@ -688,7 +791,8 @@ static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     /* The same-node direct path (docs/direct.md); without it every
      * transfer takes the message path. */
     if (p->direct && st->nlocal > 1) {
-        rc = tlm_window_open(p, st->local_of_rank, &st->super.direct);
+        rc = tlm_window_open(p, st->local_of_rank, wake_rank, st,
+                             &st->super.direct);
         if (rc != TELEMEM_OK)
             goto err;
     }

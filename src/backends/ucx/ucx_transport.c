@@ -704,6 +704,8 @@ static const tlm_transport_ops_t ucx_ops = {
     .send_zc = ucx_send_zc,
     .progress = ucx_progress,
     .peer_alive = ucx_peer_alive,
+    .wait_arm = tlm_backend_stub_wait_arm,
+    .wait_disarm = tlm_backend_stub_wait_disarm,
     .close = ucx_close,
 };
 

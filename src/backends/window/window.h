@@ -5,11 +5,16 @@
 
 #include "backends/transport.h"
 
+/* Called after each write or atomic into rank's memory: the shm
+ * transport wakes rank if it sleeps in a wait (its doorbell). */
+typedef void (*tlm_window_wake_fn_t)(void *arg, int rank);
+
 /* Open the window driver for the local ranks of p (local_of_rank[r] >= 0).
  * Never fails the transport: *d_p is NULL when the driver cannot work here
  * (then every transfer takes the AM path).  TELEMEM_OK or
  * TELEMEM_ERR_NO_MEMORY. */
 int tlm_window_open(const tlm_transport_params_t *p, const int *local_of_rank,
+                    tlm_window_wake_fn_t wake, void *wake_arg,
                     tlm_direct_t **d_p);
 
 #endif

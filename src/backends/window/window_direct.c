@@ -74,6 +74,8 @@ typedef struct window {
     bool *cma_denied;   /* by rank: a probe failed, do not ask again */
     int nranks;
     unsigned long seq;  /* segment names */
+    tlm_window_wake_fn_t wake; /* a sleeping target wakes (window.h) */
+    void *wake_arg;
     char prefix[64];    /* /telemem-<jobid>-<rank>-w */
 } window_t;
 
@@ -442,12 +444,15 @@ static int cma_chain(win_rkey_t *rk, const tlm_direct_seg_t *segs, int nsegs,
 static int win_write(tlm_direct_t *d, int peer, tlm_direct_rkey_t *r,
                      const tlm_direct_seg_t *segs, int nsegs)
 {
+    window_t *w = win_of(d);
     win_rkey_t *rk = (win_rkey_t *)(void *)r;
-    if (rk->kind == KEY_SEG) {
+    int rc = TELEMEM_OK;
+    if (rk->kind == KEY_SEG)
         seg_chain(rk, segs, nsegs, true);
-        return TELEMEM_OK;
-    }
-    return cma_chain(rk, segs, nsegs, true);
+    else
+        rc = cma_chain(rk, segs, nsegs, true);
+    w->wake(w->wake_arg, peer);
+    return rc;
 }
 
 static int win_read(tlm_direct_t *d, int peer, tlm_direct_rkey_t *r,
@@ -471,13 +476,13 @@ static int win_atomic(tlm_direct_t *d, int peer, tlm_direct_rkey_t *r,
                       uintptr_t remote, int op, unsigned width,
                       uint64_t operand, uint64_t compare, uint64_t *old)
 {
-    (void)d;
-    (void)peer;
+    window_t *w = win_of(d);
     win_rkey_t *rk = (win_rkey_t *)(void *)r;
     if (rk->kind != KEY_SEG || (width != 4 && width != 8) || remote % width)
         return TELEMEM_ERR_UNSUPPORTED;
     *old = tlm_rmw_apply(op, width, rk->map + (remote - rk->rbase), operand,
                          compare);
+    w->wake(w->wake_arg, peer);
     return TELEMEM_OK;
 }
 
@@ -542,6 +547,7 @@ static bool cma_usable(void)
 }
 
 int tlm_window_open(const tlm_transport_params_t *p, const int *local_of_rank,
+                    tlm_window_wake_fn_t wake, void *wake_arg,
                     tlm_direct_t **d_p)
 {
     *d_p = NULL;
@@ -563,6 +569,8 @@ int tlm_window_open(const tlm_transport_params_t *p, const int *local_of_rank,
     w->super.max_segs = 1u << 20;
     w->rank = p->rank;
     w->nranks = p->size;
+    w->wake = wake;
+    w->wake_arg = wake_arg;
     w->pid = getpid();
     for (int r = 0; r < p->size; r++)
         w->nlocal += local_of_rank[r] >= 0;

@@ -1,0 +1,601 @@
+/* core_wait.c - the wait policy (TELEMEM_WAIT): every blocking wait polls,
+ * spins for as long as a sleep and wake-up costs here (measured at start),
+ * yields as long again, then sleeps on the transports' wait objects (a
+ * doorbell, a completion queue's fd) until something arrives; under auto
+ * it skips the spin while the node has more runnable threads than CPUs or
+ * while spinning does not pay.  Also the bounded wait of every blocking
+ * call (TELEMEM_TIMEOUT, liveness) and the wake-up of this process's
+ * other sleeping threads.  docs/wait.md describes the protocol. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <linux/futex.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/core.h"
+
+/* Phase of a wait, in the top bits of w->idle; the low bits count the
+ * empty polls of the phase.  ARMED: the transports were armed and the
+ * caller looked at its condition once more; the next empty turn sleeps. */
+enum { PH_SPIN = 0, PH_YIELD = 1, PH_BLOCK = 2, PH_ARMED = 3 };
+#define PH_SHIFT 24
+#define COUNT_MASK ((1 << PH_SHIFT) - 1)
+#define PHASE(w) ((unsigned)(w)->idle >> PH_SHIFT)
+#define SET_PHASE(w, ph) ((w)->idle = (int)((unsigned)(ph) << PH_SHIFT))
+/* Empty polls between two looks at the clock while spinning: a wait
+ * answered within that many polls never reads the clock. */
+#define SPIN_CLOCK 64u
+/* Bounds of the measured cost of a sleep and wake-up, the spin budget: a
+ * loaded machine's measurement (a wake-up that waited for a CPU) must not
+ * make a rank spin for milliseconds. */
+#define BLOCK_NS_MIN 1000
+#define BLOCK_NS_MAX 100000
+#define BLOCK_NS_GUESS 10000 /* when it cannot be measured */
+/* Idle streaks per adjustment of the spin budget. */
+#define ADAPT_EVERY 32u
+/* A sleep that no transport can end early (a transport without a wait
+ * object, a network driver that writes memory silently, a thread that
+ * is not the transport sleeper) is kept this short: at most a thousand
+ * wake-ups a second, a fraction of a percent of a core. */
+#define SHORT_SLEEP_MS 1
+/* How often auto looks at the number of runnable threads of the node. */
+#define SAMPLE_NS 10000000
+/* The progress thread's longest sleep (it has no timeout to watch). */
+#define THREAD_SLEEP_MS 1000
+#define MAX_FDS 8
+
+static struct {
+    int mode;               /* TLM_WAIT_* */
+    int64_t block_ns;       /* measured cost of a sleep and wake-up */
+    _Atomic int64_t spin_ns; /* spin budget in effect (adapted) */
+    int online;             /* CPUs of the node */
+    bool static_over;       /* more ranks on the node than CPUs */
+    _Atomic bool over;      /* last sample: more runnable threads than CPUs */
+    _Atomic int64_t next_sample;
+    int loadavg_fd;
+    _Atomic unsigned wins, losses; /* idle streaks ended while spinning /
+                                    * after the spin */
+    int efd;                /* process-local wake-up of the sleeper */
+    /* Sleeping threads: one (the token holder) sleeps on the transports'
+     * objects, others on the epoch futex, which progress bumps. */
+    _Atomic int token;
+    _Atomic bool token_asleep;
+    _Atomic uint32_t epoch;
+    _Atomic int nwaiters;
+    /* Armed transports: their fds, whether some cannot wake a sleeper or
+     * write silently, and a generation bumped at each disarm. */
+    int fds[MAX_FDS];
+    int nfds;
+    bool bounded;
+    _Atomic uint32_t arm_gen;
+    bool ready;
+    char text[160];
+} W = {.loadavg_fd = -1, .efd = -1};
+
+/* Per thread: start of the current phase, and what the thread saw when
+ * it armed (epoch, arm generation). */
+typedef struct {
+    int64_t t0;
+    uint32_t epoch, arm_gen;
+    bool progress; /* the progress thread */
+} tstate_t;
+static _Thread_local tstate_t T __attribute__((tls_model("initial-exec")));
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static long futex(_Atomic uint32_t *w, int op, uint32_t val,
+                  const struct timespec *ts)
+{
+    return syscall(SYS_futex, (uint32_t *)(uintptr_t)w, op, val, ts, NULL, 0);
+}
+
+/* ---- set-up ------------------------------------------------------------- */
+
+static const char *const mode_names[] = {"auto", "spin", "yield", "block"};
+
+static int parse_mode(const char *s)
+{
+    for (int i = 0; i < (int)TLM_ARRAY_SIZE(mode_names); i++)
+        if (strcmp(s, mode_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+int tlm_core_wait_check_config(const char *value)
+{
+    if (parse_mode(value) >= 0)
+        return TELEMEM_OK;
+    tlm_error("TELEMEM_WAIT=\"%s\" is invalid: expected auto, spin, yield or "
+              "block", value);
+    return TELEMEM_ERR_CONFIG;
+}
+
+/* The cost of a sleep and wake-up here: a futex ping-pong with a helper
+ * thread, median of the half round trips (at most 20 ms spent). */
+static _Atomic uint32_t cal_word;
+#define CAL_ROUNDS 15
+
+static void *cal_helper(void *arg)
+{
+    (void)arg;
+    for (uint32_t i = 0; i < CAL_ROUNDS; i++) {
+        uint32_t v;
+        while ((v = atomic_load(&cal_word)) < 2 * i + 1)
+            futex(&cal_word, FUTEX_WAIT_PRIVATE, v, NULL);
+        if (v == UINT32_MAX)
+            break;
+        atomic_store(&cal_word, 2 * i + 2);
+        futex(&cal_word, FUTEX_WAKE_PRIVATE, 1, NULL);
+    }
+    return NULL;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int64_t measure_block(void)
+{
+    pthread_t th;
+    atomic_store(&cal_word, 0);
+    if (pthread_create(&th, NULL, cal_helper, NULL) != 0)
+        return BLOCK_NS_GUESS;
+    int64_t rtt[CAL_ROUNDS], start = now_ns();
+    uint32_t i;
+    for (i = 0; i < CAL_ROUNDS && now_ns() - start < 20000000; i++) {
+        int64_t t = now_ns();
+        atomic_store(&cal_word, 2 * i + 1);
+        futex(&cal_word, FUTEX_WAKE_PRIVATE, 1, NULL);
+        uint32_t v;
+        while ((v = atomic_load(&cal_word)) < 2 * i + 2)
+            futex(&cal_word, FUTEX_WAIT_PRIVATE, v, NULL);
+        rtt[i] = now_ns() - t;
+    }
+    if (i < CAL_ROUNDS) {
+        atomic_store(&cal_word, UINT32_MAX);
+        futex(&cal_word, FUTEX_WAKE_PRIVATE, 1, NULL);
+    }
+    pthread_join(th, NULL);
+    qsort(rtt, i, sizeof(rtt[0]), cmp_i64);
+    int64_t b = rtt[i / 2] / 2;
+    return TLM_MIN(TLM_MAX(b, BLOCK_NS_MIN), BLOCK_NS_MAX);
+}
+
+int tlm_core_wait_setup(const char *value, int nlocal)
+{
+    W.mode = parse_mode(value);
+    if (W.mode < 0)
+        W.mode = TLM_WAIT_AUTO;
+    long on = sysconf(_SC_NPROCESSORS_ONLN);
+    W.online = on > 0 ? (int)on : 1;
+    W.static_over = nlocal > W.online;
+    atomic_store(&W.over, W.static_over);
+    atomic_store(&W.next_sample, 0);
+    W.loadavg_fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+    W.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (W.efd < 0) {
+        tlm_error("eventfd: %s", strerror(errno));
+        return TELEMEM_ERR_NO_MEMORY;
+    }
+    W.block_ns = W.mode == TLM_WAIT_AUTO || W.mode == TLM_WAIT_YIELD
+                     ? measure_block() : BLOCK_NS_GUESS;
+    atomic_store(&W.spin_ns, W.block_ns);
+    atomic_store(&W.token, 0);
+    atomic_store(&W.nwaiters, 0);
+    W.ready = true;
+    snprintf(W.text, sizeof(W.text),
+             "wait %s: spin up to %.1f us, then yield %.1f us (a sleep and "
+             "wake-up measured here), then sleep; %d ranks on %d CPUs\n",
+             mode_names[W.mode], (double)W.block_ns / 1e3,
+             (double)W.block_ns / 1e3, nlocal, W.online);
+    tlm_debug("%s", W.text);
+    return TELEMEM_OK;
+}
+
+void tlm_core_wait_fini(void)
+{
+    if (W.loadavg_fd >= 0)
+        close(W.loadavg_fd);
+    if (W.efd >= 0)
+        close(W.efd);
+    memset(&W, 0, sizeof(W));
+    W.loadavg_fd = W.efd = -1;
+}
+
+const char *tlm_core_wait_string(void)
+{
+    return W.text;
+}
+
+/* ---- auto: is the node oversubscribed, does spinning pay? --------------- */
+
+/* Runnable threads of the node (the 4th field of /proc/loadavg, "r/t"),
+ * at most every SAMPLE_NS, by one thread at a time. */
+static void sample_load(int64_t now)
+{
+    int64_t next = atomic_load_explicit(&W.next_sample, memory_order_relaxed);
+    if (now < next || W.loadavg_fd < 0 ||
+        !atomic_compare_exchange_strong(&W.next_sample, &next,
+                                        now + SAMPLE_NS))
+        return;
+    char buf[128];
+    ssize_t k = pread(W.loadavg_fd, buf, sizeof(buf) - 1, 0);
+    if (k <= 0)
+        return;
+    buf[k] = '\0';
+    const char *p = buf;
+    for (int f = 0; f < 3 && p; f++) {
+        p = strchr(p, ' ');
+        p = p ? p + 1 : NULL;
+    }
+    long running = p ? strtol(p, NULL, 10) : 0;
+    atomic_store_explicit(&W.over, W.static_over || running > W.online,
+                          memory_order_relaxed);
+}
+
+/* An idle streak ended with an arrival in phase ph after k empty polls:
+ * every ADAPT_EVERY streaks that reached the clock, halve the spin budget
+ * when the spin caught fewer than one in five, double it (up to the
+ * measured cost) when it caught at least half. */
+static void outcome(unsigned ph, unsigned k)
+{
+    if (W.mode != TLM_WAIT_AUTO || (ph == PH_SPIN && k < SPIN_CLOCK) ||
+        atomic_load_explicit(&W.over, memory_order_relaxed))
+        return;
+    unsigned w = ph == PH_SPIN ? atomic_fetch_add(&W.wins, 1) + 1
+                               : atomic_load(&W.wins);
+    unsigned l = ph != PH_SPIN ? atomic_fetch_add(&W.losses, 1) + 1
+                               : atomic_load(&W.losses);
+    if (w + l < ADAPT_EVERY)
+        return;
+    atomic_store(&W.wins, 0);
+    atomic_store(&W.losses, 0);
+    int64_t s = atomic_load(&W.spin_ns);
+    if (w * 4 < l)
+        s = TLM_MAX(s / 2, W.block_ns / 16);
+    else if (w >= l)
+        s = TLM_MIN(s * 2, W.block_ns);
+    atomic_store(&W.spin_ns, s);
+}
+
+static int64_t spin_budget(void)
+{
+    if (W.mode == TLM_WAIT_SPIN)
+        return INT64_MAX;
+    if (W.mode == TLM_WAIT_YIELD)
+        return W.block_ns;
+    return atomic_load_explicit(&W.over, memory_order_relaxed)
+               ? 0 : atomic_load_explicit(&W.spin_ns, memory_order_relaxed);
+}
+
+/* ---- waking other threads ----------------------------------------------- */
+
+void tlm_core_wait_notify(void)
+{
+    atomic_fetch_add(&W.epoch, 1);
+    if (atomic_load(&W.nwaiters) > 0)
+        futex(&W.epoch, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+    if (atomic_load(&W.token_asleep) && W.efd >= 0) {
+        uint64_t one = 1;
+        ssize_t k = write(W.efd, &one, sizeof(one));
+        (void)k; /* EAGAIN: it is signalled already */
+    }
+}
+
+void tlm_core_wait_wake_all(void)
+{
+    if (!W.ready)
+        return;
+    tlm_core_wait_notify();
+    uint64_t one = 1;
+    ssize_t k = write(W.efd, &one, sizeof(one)); /* even if not asleep yet */
+    (void)k;
+}
+
+/* ---- the bounded wait --------------------------------------------------- */
+
+void tlm_core_wait_init(tlm_wait_t *w, int peer)
+{
+    w->start = 0;
+    w->next_check = 0;
+    w->idle = 0;
+    w->rank = peer;
+}
+
+static int check_alive(int peer)
+{
+    int lo = peer < 0 ? 0 : peer, hi = peer < 0 ? tlm_core.nranks : peer + 1;
+    for (int r = lo; r < hi; r++) {
+        if (r != tlm_core.rank && tlm_am_peer_alive(r) != TELEMEM_OK) {
+            tlm_error("rank %d has died", r);
+            return TELEMEM_ERR_PEER_DEAD;
+        }
+    }
+    return TELEMEM_OK;
+}
+
+/* TELEMEM_TIMEOUT and liveness, when the wait looks at the clock. */
+static int clock_checks(tlm_wait_t *w, int64_t ns)
+{
+    if (T.progress)
+        return TELEMEM_OK;
+    double now = (double)ns * 1e-9;
+    if (w->start == 0) {
+        w->start = now;
+        w->next_check = now + tlm_core.cfg.LIVENESS_INTERVAL;
+        return TELEMEM_OK;
+    }
+    if (tlm_core.cfg.TIMEOUT > 0 && now - w->start > tlm_core.cfg.TIMEOUT) {
+        tlm_error("wait timed out after %.1f s (TELEMEM_TIMEOUT)",
+                  now - w->start);
+        return TELEMEM_ERR_TIMED_OUT;
+    }
+    if (now >= w->next_check) {
+        w->next_check = now + tlm_core.cfg.LIVENESS_INTERVAL;
+        return check_alive(w->rank);
+    }
+    return TELEMEM_OK;
+}
+
+/* Longest sleep (ms) before the wait must look at the clock again. */
+static int sleep_limit_ms(const tlm_wait_t *w, int64_t ns, bool user)
+{
+    if (T.progress)
+        return THREAD_SLEEP_MS;
+    double now = (double)ns * 1e-9, until = w->next_check;
+    if (tlm_core.cfg.TIMEOUT > 0)
+        until = TLM_MIN(until, w->start + tlm_core.cfg.TIMEOUT);
+    double ms = (until - now) * 1e3 + 1;
+    int lim = ms < 1 ? 1 : ms > INT_MAX ? INT_MAX : (int)ms;
+    if (user && (W.bounded || tlm_am.silent_writes))
+        lim = TLM_MIN(lim, SHORT_SLEEP_MS);
+    return lim;
+}
+
+/* Between two empty polls other threads may take the lock; a yield also
+ * lets another process have this core. */
+static void pause_turn(bool yield)
+{
+    if (!tlm_core.locking) {
+        if (yield)
+            sched_yield();
+        return;
+    }
+    int d = tlm_core_lock_release_all();
+    if (yield)
+        sched_yield();
+    tlm_core_lock_reacquire(d);
+}
+
+/* ---- sleeping ------------------------------------------------------------ */
+
+static bool may_take_token(void)
+{
+    return T.progress || !tlm_core.cfg.PROGRESS_THREAD;
+}
+
+static void disarm(void)
+{
+    tlm_am_wait_disarm();
+    atomic_fetch_add(&W.arm_gen, 1);
+}
+
+/* Arm the transports for a sleep, then poll once more: > 0 when something
+ * is there (disarmed again), 0 when armed, or an error. */
+static int arm(void)
+{
+    bool bounded = false;
+    int n = tlm_am_wait_arm(W.fds, MAX_FDS, &bounded);
+    if (n >= 0) {
+        W.nfds = n;
+        W.bounded = bounded;
+        n = tlm_core_progress();
+        if (n == 0)
+            return 0;
+    } else if (n == TELEMEM_ERR_AGAIN) {
+        n = 1;
+    }
+    disarm();
+    return n;
+}
+
+/* Step k of a sleep: arm (or, for a thread that waits on the epoch only,
+ * note it), so that whatever happens from now on ends the sleep of step
+ * k+1; the caller looks at its condition in between. */
+static int arm_turn(tlm_wait_t *w)
+{
+    T.epoch = atomic_load(&W.epoch);
+    if (may_take_token()) {
+        int n = arm();
+        if (n != 0) { /* something came: spin again */
+            w->idle = 0;
+            return n < 0 ? n : TELEMEM_OK;
+        }
+        T.arm_gen = atomic_load(&W.arm_gen);
+    }
+    SET_PHASE(w, PH_ARMED);
+    return TELEMEM_OK;
+}
+
+/* Sleep on the transports' objects and the local eventfd. */
+static int sleep_token(int ms)
+{
+    if (T.arm_gen != atomic_load(&W.arm_gen)) {
+        /* Another thread disarmed them since our step k: arm again. */
+        int n = arm();
+        if (n != 0)
+            return n < 0 ? n : TELEMEM_OK;
+    }
+    struct pollfd pf[MAX_FDS + 1];
+    int n = 0;
+    for (int i = 0; i < W.nfds; i++)
+        pf[n++] = (struct pollfd){.fd = W.fds[i], .events = POLLIN};
+    pf[n++] = (struct pollfd){.fd = W.efd, .events = POLLIN};
+    if (W.bounded)
+        ms = TLM_MIN(ms, SHORT_SLEEP_MS);
+    /* Announce the sleep, then look at the epoch (pairs with notify). */
+    atomic_store(&W.token_asleep, true);
+    if (atomic_load(&W.epoch) != T.epoch) {
+        atomic_store(&W.token_asleep, false);
+        disarm();
+        return TELEMEM_OK;
+    }
+    int d = tlm_core.locking ? tlm_core_lock_release_all() : 0;
+    int k = poll(pf, (nfds_t)n, ms);
+    tlm_core_lock_reacquire(d);
+    atomic_store(&W.token_asleep, false);
+    disarm();
+    if (k > 0 && (pf[n - 1].revents & POLLIN)) {
+        uint64_t v;
+        ssize_t r = read(W.efd, &v, sizeof(v));
+        (void)r;
+    }
+    /* Woken by a transport: threads waiting on the epoch look too (a
+     * direct-path write rings only this sleeper). */
+    if (k > 0 && tlm_core.locking)
+        tlm_core_wait_notify();
+    return TELEMEM_OK;
+}
+
+static void sleep_epoch(int ms)
+{
+    atomic_fetch_add(&W.nwaiters, 1);
+    if (atomic_load(&W.epoch) == T.epoch) {
+        struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+        int d = tlm_core.locking ? tlm_core_lock_release_all() : 0;
+        futex(&W.epoch, FUTEX_WAIT_PRIVATE, T.epoch, &ts);
+        tlm_core_lock_reacquire(d);
+    }
+    atomic_fetch_sub(&W.nwaiters, 1);
+}
+
+/* Step k+1: sleep until something arrives, another thread made progress,
+ * or ms passed.  Then the wait spins again. */
+static int sleep_turn(tlm_wait_t *w, int ms, bool user)
+{
+    int rc = TELEMEM_OK;
+    int free_token = 0;
+    if (may_take_token() &&
+        atomic_compare_exchange_strong(&W.token, &free_token, 1)) {
+        rc = sleep_token(ms);
+        atomic_store(&W.token, 0);
+    } else {
+        sleep_epoch(user || !tlm_core.cfg.PROGRESS_THREAD
+                        ? TLM_MIN(ms, SHORT_SLEEP_MS) : ms);
+    }
+    SET_PHASE(w, PH_SPIN);
+    T.t0 = 0;
+    return rc;
+}
+
+/* ---- one turn ------------------------------------------------------------- */
+
+/* Nothing came.  Spin (looking at the clock every SPIN_CLOCK polls), yield,
+ * arm, sleep: each phase ends when its budget is spent. */
+static int idle_turn(tlm_wait_t *w, bool user)
+{
+    unsigned ph = PHASE(w), k = (((unsigned)w->idle & COUNT_MASK) + 1) &
+                                COUNT_MASK;
+    if (k == 0) /* wrapped: keep looking at the clock every SPIN_CLOCK */
+        k = 2 * SPIN_CLOCK;
+    w->idle = (int)(ph << PH_SHIFT | k);
+    if (ph == PH_SPIN && W.mode != TLM_WAIT_BLOCK) {
+        if (k % SPIN_CLOCK) {
+            pause_turn(false);
+            return TELEMEM_OK;
+        }
+        int64_t now = now_ns();
+        if (k == SPIN_CLOCK || T.t0 == 0)
+            T.t0 = now;
+        if (W.mode == TLM_WAIT_AUTO)
+            sample_load(now);
+        int rc = clock_checks(w, now);
+        if (rc != TELEMEM_OK || now - T.t0 < spin_budget())
+            return rc;
+        SET_PHASE(w, PH_YIELD);
+        T.t0 = now;
+        return TELEMEM_OK;
+    }
+    int64_t now = now_ns();
+    int rc = clock_checks(w, now);
+    if (rc != TELEMEM_OK)
+        return rc;
+    if (ph == PH_YIELD || (ph == PH_SPIN && W.mode == TLM_WAIT_BLOCK)) {
+        if (ph == PH_YIELD && (W.mode == TLM_WAIT_YIELD ||
+                               now - T.t0 < W.block_ns)) {
+            pause_turn(true);
+            return TELEMEM_OK;
+        }
+        SET_PHASE(w, PH_BLOCK);
+        ph = PH_BLOCK;
+    }
+    if (ph == PH_BLOCK)
+        return arm_turn(w);
+    return sleep_turn(w, sleep_limit_ms(w, now, user), user);
+}
+
+/* Something came: the idle streak ends. */
+static inline void event_turn(tlm_wait_t *w)
+{
+    if (TLM_UNLIKELY(w->idle != 0)) {
+        unsigned ph = PHASE(w);
+        if (ph == PH_ARMED && may_take_token())
+            disarm();
+        outcome(ph, (unsigned)w->idle & COUNT_MASK);
+        w->idle = 0;
+    }
+}
+
+static inline int step(tlm_wait_t *w, bool user)
+{
+    int n = tlm_core_progress();
+    if (TLM_UNLIKELY(n < 0))
+        return n;
+    if (n > 0) {
+        event_turn(w);
+        return TELEMEM_OK;
+    }
+    return idle_turn(w, user);
+}
+
+int tlm_core_wait_step(tlm_wait_t *w)
+{
+    return step(w, false);
+}
+
+int tlm_core_wait_user_step(tlm_wait_t *w)
+{
+    return step(w, true);
+}
+
+void tlm_core_wait_thread_turn(tlm_wait_t *w, int n)
+{
+    T.progress = true;
+    if (n > 0) {
+        event_turn(w);
+        return;
+    }
+    if (!tlm_core.locking)
+        return;
+    tlm_core_lock_slow();
+    (void)idle_turn(w, false);
+    tlm_core_unlock_slow();
+}

@@ -1,0 +1,64 @@
+/* core_wait.h - how a waiting thread spends its time (TELEMEM_WAIT): it
+ * spins for a measured budget, yields, then sleeps on the transports' wait
+ * objects until something arrives; the bounded wait every blocking call
+ * uses; and the wake-up of this process's other sleeping threads. */
+#ifndef TLM_CORE_WAIT_H
+#define TLM_CORE_WAIT_H
+
+#include <stdbool.h>
+
+#include "telemem.h"
+
+/* The public telemem_wait_t, which telemem_wait_poll() steps the same way
+ * as the library's own waits.  Its private int `idle` holds the phase of
+ * the wait and the empty polls of the current phase. */
+typedef telemem_wait_t tlm_wait_t;
+
+/* TELEMEM_WAIT. */
+enum { TLM_WAIT_AUTO = 0, TLM_WAIT_SPIN, TLM_WAIT_YIELD, TLM_WAIT_BLOCK };
+
+/* Check a TELEMEM_WAIT value before the job is joined: TELEMEM_OK or
+ * TELEMEM_ERR_CONFIG with a message naming the variable. */
+int tlm_core_wait_check_config(const char *value);
+/* After the transports are open: the policy, the measured cost of a sleep
+ * and wake-up (the spin budget), the CPUs of this process and the ranks
+ * sharing its node (nlocal), the process-local wake-up.  TELEMEM_OK or
+ * TELEMEM_ERR_NO_MEMORY. */
+int tlm_core_wait_setup(const char *value, int nlocal);
+void tlm_core_wait_fini(void);
+/* "wait = auto (spin 12 us, ...)" for TELEMEM_PRINT_CONFIG. */
+const char *tlm_core_wait_string(void);
+
+/* Keep polling while waiting, bounded by TELEMEM_TIMEOUT, watching the
+ * liveness of rank peer (all ranks when < 0). */
+void tlm_core_wait_init(tlm_wait_t *w, int peer);
+/* One turn: poll; when nothing came, spin, yield or sleep as the policy
+ * says (a sleep ends when something arrives for this process).  Returns
+ * to the caller after each turn so that it looks at its condition again.
+ * TELEMEM_OK, or TELEMEM_ERR_TIMED_OUT / _PEER_DEAD / a transport error. */
+int tlm_core_wait_step(tlm_wait_t *w);
+/* The same for a condition in the program's memory (telemem_wait_poll):
+ * also made true by direct-path writes, which wake a sleeper only where
+ * the transport says so; elsewhere its sleeps are short. */
+int tlm_core_wait_user_step(tlm_wait_t *w);
+
+/* Progress with the wake-up of other threads: after events, threads of
+ * this process sleeping in a wait look at their conditions again. */
+void tlm_core_wait_notify(void);
+static inline int tlm_core_progress(void)
+{
+    int n = tlm_am_progress();
+    if (TLM_UNLIKELY(n > 0 && tlm_core.locking))
+        tlm_core_wait_notify();
+    return n;
+}
+
+/* The progress thread's turn after a poll that found nothing (n == 0) or
+ * something (n > 0): it spins, yields and sleeps as a wait does, but
+ * watches no rank and has no timeout.  Called without the lock. */
+void tlm_core_wait_thread_turn(tlm_wait_t *w, int n);
+/* Wake every thread of this process sleeping in a wait (the progress
+ * thread's stop). */
+void tlm_core_wait_wake_all(void);
+
+#endif
