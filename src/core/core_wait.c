@@ -45,10 +45,13 @@ enum { PH_SPIN = 0, PH_YIELD = 1, PH_BLOCK = 2, PH_ARMED = 3 };
 /* Idle streaks per adjustment of the spin budget. */
 #define ADAPT_EVERY 32u
 /* A sleep that no transport can end early (a transport without a wait
- * object, a network driver that writes memory silently, a thread that
- * is not the transport sleeper) is kept this short: at most a thousand
- * wake-ups a second, a fraction of a percent of a core. */
+ * object, a thread that is not the transport sleeper) is kept this short:
+ * at most a thousand wake-ups a second, a fraction of a percent of a
+ * core.  A telemem_wait_poll sleep that a network driver's silent write
+ * could end doubles from it up to SHORT_SLEEP_MS << SILENT_BACKOFF while
+ * nothing arrives. */
 #define SHORT_SLEEP_MS 1
+#define SILENT_BACKOFF 6
 /* How often auto looks at the number of runnable threads of the node. */
 #define SAMPLE_NS 10000000
 /* The progress thread's longest sleep (it has no timeout to watch). */
@@ -88,6 +91,7 @@ static struct {
 typedef struct {
     int64_t t0;
     uint32_t epoch, arm_gen;
+    unsigned silent_sleeps; /* user-wait sleeps in a row (SILENT_BACKOFF) */
     bool progress; /* the progress thread */
 } tstate_t;
 static _Thread_local tstate_t T __attribute__((tls_model("initial-exec")));
@@ -365,8 +369,9 @@ static int sleep_limit_ms(const tlm_wait_t *w, int64_t ns, bool user)
         until = TLM_MIN(until, w->start + tlm_core.cfg.TIMEOUT);
     double ms = (until - now) * 1e3 + 1;
     int lim = ms < 1 ? 1 : ms > INT_MAX ? INT_MAX : (int)ms;
-    if (user && (W.bounded || tlm_am.silent_writes))
-        lim = TLM_MIN(lim, SHORT_SLEEP_MS);
+    if (user && tlm_am.silent_writes)
+        lim = TLM_MIN(lim, SHORT_SLEEP_MS
+                               << TLM_MIN(T.silent_sleeps, SILENT_BACKOFF));
     return lim;
 }
 
@@ -501,7 +506,8 @@ static int sleep_turn(tlm_wait_t *w, int ms, bool user)
         sleep_epoch(user || !tlm_core.cfg.PROGRESS_THREAD
                         ? TLM_MIN(ms, SHORT_SLEEP_MS) : ms);
     }
-    SET_PHASE(w, PH_SPIN);
+    T.silent_sleeps += user;
+    w->idle = 1; /* spin again; an arrival ends the streak (event_turn) */
     T.t0 = 0;
     return rc;
 }
@@ -561,6 +567,7 @@ static inline void event_turn(tlm_wait_t *w)
             disarm();
         outcome(ph, (unsigned)w->idle & COUNT_MASK);
         w->idle = 0;
+        T.silent_sleeps = 0;
     }
 }
 

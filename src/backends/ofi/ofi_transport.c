@@ -63,6 +63,7 @@ typedef struct ofi_transport {
     struct fid_fabric *fabric;
     struct fid_domain *domain;
     struct fid_cq *cq;
+    int wait_fd;           /* the cq's FI_WAIT_FD object, or -1 */
     struct fid_av *av;
     struct fid_ep *ep;
     bool ep_enabled; /* fi_enable succeeded */
@@ -381,14 +382,32 @@ static int ofi_connect(tlm_transport_t *tp, int peer)
                                                : TELEMEM_OK;
 }
 
+/* A wait is about to sleep: fi_trywait resets the cq's wait object and
+ * says whether completions (or provider events) are pending. */
+static int ofi_wait_arm(tlm_transport_t *tp, int *fd_p)
+{
+    ofi_transport_t *ot = tlm_container_of(tp, ofi_transport_t, super);
+    *fd_p = -1;
+    if (ot->wait_fd < 0)
+        return TELEMEM_ERR_UNSUPPORTED;
+    struct fid *f = &ot->cq->fid;
+    int r = fi_trywait(ot->fabric, &f, 1);
+    if (r == -FI_EAGAIN)
+        return TELEMEM_ERR_AGAIN;
+    if (r != FI_SUCCESS)
+        return TELEMEM_ERR_UNSUPPORTED;
+    *fd_p = ot->wait_fd;
+    return TELEMEM_OK;
+}
+
 static const tlm_transport_ops_t ofi_ops = {
     .connect = ofi_connect,
     .send = ofi_send,
     .send_fill = ofi_send_fill,
     .progress = ofi_progress,
     .peer_alive = ofi_peer_alive,
-    .wait_arm = tlm_backend_stub_wait_arm,
-    .wait_disarm = tlm_backend_stub_wait_disarm,
+    .wait_arm = ofi_wait_arm,
+    .wait_disarm = tlm_backend_stub_wait_disarm, /* fi_trywait resets */
     .close = ofi_close,
 };
 
@@ -522,9 +541,22 @@ static int ofi_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
              ot->info->fabric_attr->prov_name);
     OFI_TRY(fi_fabric(ot->info->fabric_attr, &ot->fabric, NULL), "fi_fabric");
     OFI_TRY(fi_domain(ot->fabric, ot->info, &ot->domain, NULL), "fi_domain");
+    /* A file descriptor for waits that sleep (docs/wait.md); a provider
+     * without one gets waits that sleep for short times. */
     struct fi_cq_attr cqa = {.format = FI_CQ_FORMAT_MSG,
-                             .size = (size_t)2 * (OFI_RX_COUNT + OFI_TX_COUNT)};
-    OFI_TRY(fi_cq_open(ot->domain, &cqa, &ot->cq, NULL), "fi_cq_open");
+                             .size = (size_t)2 * (OFI_RX_COUNT + OFI_TX_COUNT),
+                             .wait_obj = FI_WAIT_FD};
+    if (fi_cq_open(ot->domain, &cqa, &ot->cq, NULL) != 0 ||
+        fi_control(&ot->cq->fid, FI_GETWAIT, &ot->wait_fd) != 0) {
+        if (ot->cq)
+            fi_close(&ot->cq->fid);
+        ot->cq = NULL;
+        ot->wait_fd = -1;
+        tlm_info("provider %s has no FI_WAIT_FD completion queue: waits "
+                 "poll it every 1 ms", ot->prov);
+        cqa.wait_obj = FI_WAIT_NONE;
+        OFI_TRY(fi_cq_open(ot->domain, &cqa, &ot->cq, NULL), "fi_cq_open");
+    }
     /* Entries are made at first contact: with a cap, that many. */
     struct fi_av_attr ava = {.type = FI_AV_TABLE,
                              .count = (size_t)(ot->max_peers &&
@@ -609,6 +641,9 @@ out:;
     if (!p->direct || /* TELEMEM_DIRECT=never */
         tlm_ofi_direct_open(&denv, &ot->super.direct) != TELEMEM_OK)
         ot->super.direct = NULL;
+    /* Its RMA puts land without a message: telemem_wait_poll sleeps are
+     * kept short (transport.h). */
+    ot->super.silent_writes = ot->super.direct != NULL;
     *tp_p = &ot->super;
     return TELEMEM_OK;
 }

@@ -99,6 +99,7 @@ struct ucx_transport {
     int rank, size;
     ucp_context_h ctx;
     ucp_worker_h worker;
+    int efd;                /* ucp_worker_get_efd, or -1 (no wake-up) */
     ucp_ep_h *eps;          /* by rank, created on first send */
     uint8_t **addrs;        /* peers' worker addresses */
     size_t *addr_lens;
@@ -344,6 +345,26 @@ static int ucx_progress(tlm_transport_t *tp, int max)
             break;
     }
     return n;
+}
+
+/* A wait is about to sleep: arm the worker's event fd (UCX signals it
+ * on the next event); busy when events are pending or a message received
+ * in an earlier progress call waits for its turn in rx_head. */
+static int ucx_wait_arm(tlm_transport_t *tp, int *fd_p)
+{
+    ucx_transport_t *ut = tlm_container_of(tp, ucx_transport_t, super);
+    *fd_p = -1;
+    if (ut->efd < 0)
+        return TELEMEM_ERR_UNSUPPORTED;
+    if (ut->rx_head && ut->rx_head->ready)
+        return TELEMEM_ERR_AGAIN;
+    ucs_status_t st = ucp_worker_arm(ut->worker);
+    if (st == UCS_ERR_BUSY)
+        return TELEMEM_ERR_AGAIN;
+    if (st != UCS_OK)
+        return TELEMEM_ERR_UNSUPPORTED;
+    *fd_p = ut->efd;
+    return TELEMEM_OK;
 }
 
 static void on_ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
@@ -704,8 +725,8 @@ static const tlm_transport_ops_t ucx_ops = {
     .send_zc = ucx_send_zc,
     .progress = ucx_progress,
     .peer_alive = ucx_peer_alive,
-    .wait_arm = tlm_backend_stub_wait_arm,
-    .wait_disarm = tlm_backend_stub_wait_disarm,
+    .wait_arm = ucx_wait_arm,
+    .wait_disarm = tlm_backend_stub_wait_disarm, /* the next arm clears */
     .close = ucx_close,
 };
 
@@ -779,8 +800,9 @@ static int ucx_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
         ut->zc_free[i] = &ut->zc[UCX_ZC_COUNT - 1 - i];
     }
     ut->nzc_free = UCX_ZC_COUNT;
+    ut->efd = -1;
     ucp_params_t up = {.field_mask = UCP_PARAM_FIELD_FEATURES,
-                       .features = UCP_FEATURE_AM |
+                       .features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP |
                                    (p->direct ? UCP_FEATURE_RMA : 0)};
     ucs_status_t st = ucp_init(&up, NULL, &ut->ctx);
     if (st != UCS_OK) {
@@ -807,6 +829,12 @@ static int ucx_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
         .arg = ut,
     };
     st = ucp_worker_set_am_recv_handler(ut->worker, &hp);
+    /* Waits sleep on the worker's event fd (docs/wait.md); without it
+     * they sleep for short times. */
+    if (st == UCS_OK && ucp_worker_get_efd(ut->worker, &ut->efd) != UCS_OK) {
+        tlm_info("ucp_worker_get_efd failed: waits poll UCX every 1 ms");
+        ut->efd = -1;
+    }
     ucp_worker_attr_t wa = {.field_mask = UCP_WORKER_ATTR_FIELD_MAX_AM_HEADER};
     if (st == UCS_OK)
         st = ucp_worker_query(ut->worker, &wa);
@@ -865,6 +893,9 @@ out:;
     if (!p->direct || /* TELEMEM_DIRECT=never */
         tlm_ucx_direct_open(&denv, &ut->super.direct) != TELEMEM_OK)
         ut->super.direct = NULL;
+    /* Its RMA puts land without a message: telemem_wait_poll sleeps are
+     * kept short (transport.h). */
+    ut->super.silent_writes = ut->super.direct != NULL;
     *tp_p = &ut->super;
     return TELEMEM_OK;
 }
