@@ -815,13 +815,14 @@ GASNETC_API int gasnet_barrier_result(int *id);
 #define GASNET_BEGIN_FUNCTION() GASNET_POST_THREADINFO(GASNET_GET_THREADINFO())
 
 #define GASNET_WAIT_SPIN 0      /**< poll without yielding */
-#define GASNET_WAIT_BLOCK 1     /**< yield after every empty poll */
-#define GASNET_WAIT_SPINBLOCK 2 /**< yield after a run of empty polls
-                                     (the default) */
+#define GASNET_WAIT_BLOCK 1     /**< as SPINBLOCK (TELEMEM_WAIT decides) */
+#define GASNET_WAIT_SPINBLOCK 2 /**< wait as Telemem's waits do: spin,
+                                     yield, then sleep until something
+                                     arrives (TELEMEM_WAIT; the default) */
 /**
  * How GASNET_BLOCKUNTIL and GASNet's own waits (barriers, memsets, exit)
- * share the processor.  Telemem's internal waits keep their own policy
- * (TELEMEM_WAIT).
+ * share the processor: GASNET_WAIT_SPIN polls without pause, the others
+ * follow TELEMEM_WAIT, as Telemem's internal waits do.
  * @retval GASNET_OK, GASNET_ERR_BAD_ARG (unknown mode)
  */
 GASNETC_API int gasnet_set_waitmode(int wait_mode);

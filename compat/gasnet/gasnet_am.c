@@ -523,13 +523,11 @@ int gasnet_AMPoll(void)
     return GASNET_OK;
 }
 
-/* The loop of GASNET_BLOCKUNTIL.  Its condition can only change when a
- * handler runs (the specification lets GASNet assume so), so this polls
- * until Telemem handled something, or until spin_limit empty polls have
- * passed and the processor was yielded, before the caller looks at the
- * condition again: an idle wait costs one telemem_poll() per round, as a
- * loop written against telemem.h would.  It is on the latency path of
- * every AM round trip. */
+/* The loop of GASNET_BLOCKUNTIL: one turn of a Telemem wait
+ * (telemem_wait_poll: it spins, yields or sleeps until something arrives,
+ * as TELEMEM_WAIT says), after which the caller looks at its condition
+ * again; under GASNET_WAIT_SPIN it polls until Telemem handled something.
+ * It is on the latency path of every AM round trip. */
 void gasnetc_block_poll(unsigned *idle)
 {
     if (TLM_GASNET_UNLIKELY(!tlm_gasnet.inited || tlm_gasnet.finalized ||
@@ -539,20 +537,17 @@ void gasnetc_block_poll(unsigned *idle)
                              "gasnet_init()");
         tlm_gasnet_context_fatal("GASNET_BLOCKUNTIL");
     }
-    for (;;) {
+    if (tlm_gasnet.spin_limit != ~0u) {
+        tlm_gasnet_wait_step("GASNET_BLOCKUNTIL", idle); /* TELEMEM_WAIT */
+        return;
+    }
+    for (;;) { /* GASNET_WAIT_SPIN: poll until a handler ran */
         int n = telemem_poll();
-        if (TLM_GASNET_LIKELY(n > 0)) {
-            *idle = 0;
+        if (TLM_GASNET_LIKELY(n > 0))
             break;
-        }
         if (TLM_GASNET_UNLIKELY(n < 0))
             tlm_gasnet_fatal("GASNET_BLOCKUNTIL", "telemem_poll failed: %s",
                              telemem_strerror(n));
-        if (++*idle >= tlm_gasnet.spin_limit) {
-            *idle = 0;
-            sched_yield();
-            break;
-        }
     }
     tlm_gasnet_check_exit();
 }

@@ -115,17 +115,23 @@ void tlm_gasnet_context_fatal(const char *what)
 
 void tlm_gasnet_wait_step(const char *what, unsigned *idle)
 {
-    int n = telemem_poll();
+    /* GASNET_SEQ: one thread waits at a time.  The wait watches no rank
+     * (its own: a dead one ends GASNet jobs through the launcher). */
+    static telemem_wait_t w;
+    int n;
+    if (tlm_gasnet.spin_limit == ~0u) { /* GASNET_WAIT_SPIN */
+        n = telemem_poll();
+    } else {
+        if (*idle == 0)
+            w = (telemem_wait_t)TELEMEM_WAIT_INIT(tlm_gasnet.mynode);
+        *idle = 1;
+        n = telemem_wait_poll(&w); /* spins, yields or sleeps: TELEMEM_WAIT */
+    }
     if (TLM_GASNET_UNLIKELY(n < 0))
-        tlm_gasnet_fatal(what, "telemem_poll failed: %s",
+        tlm_gasnet_fatal(what, "telemem_%s failed: %s",
+                         tlm_gasnet.spin_limit == ~0u ? "poll" : "wait_poll",
                          telemem_strerror(n));
     tlm_gasnet_check_exit();
-    if (n > 0) {
-        *idle = 0;
-    } else if (++*idle >= tlm_gasnet.spin_limit) {
-        *idle = 0;
-        sched_yield();
-    }
 }
 
 int gasnet_set_waitmode(int wait_mode)
