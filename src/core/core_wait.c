@@ -292,9 +292,11 @@ static int64_t spin_budget(void)
 
 /* ---- waking other threads ----------------------------------------------- */
 
-void tlm_core_wait_notify(void)
+/* Bump the epoch, wake its sleepers and the transport sleeper; returns
+ * the new epoch. */
+static uint32_t notify(void)
 {
-    atomic_fetch_add(&W.epoch, 1);
+    uint32_t e = atomic_fetch_add(&W.epoch, 1) + 1;
     if (atomic_load(&W.nwaiters) > 0)
         futex(&W.epoch, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
     if (atomic_load(&W.token_asleep) && W.efd >= 0) {
@@ -302,6 +304,12 @@ void tlm_core_wait_notify(void)
         ssize_t k = write(W.efd, &one, sizeof(one));
         (void)k; /* EAGAIN: it is signalled already */
     }
+    return e;
+}
+
+void tlm_core_wait_notify(void)
+{
+    (void)notify();
 }
 
 void tlm_core_wait_wake_all(void)
@@ -413,8 +421,17 @@ static int arm(void)
         W.nfds = n;
         W.bounded = bounded;
         n = tlm_core_progress();
-        if (n == 0)
+        if (n == 0) {
+            /* Threads sleeping on the epoch look at their conditions once
+             * more: a direct-path write made before this arm rang no one
+             * (the doorbell said awake); one made after it rings us. */
+            if (tlm_core.locking && atomic_load(&W.nwaiters) > 0) {
+                uint32_t e = notify();
+                if (e == T.epoch + 1) /* our own bump ends no sleep */
+                    T.epoch = e;
+            }
             return 0;
+        }
     } else if (n == TELEMEM_ERR_AGAIN) {
         n = 1;
     }
@@ -503,8 +520,10 @@ static int sleep_turn(tlm_wait_t *w, int ms, bool user)
         rc = sleep_token(ms);
         atomic_store(&W.token, 0);
     } else {
-        sleep_epoch(user || !tlm_core.cfg.PROGRESS_THREAD
-                        ? TLM_MIN(ms, SHORT_SLEEP_MS) : ms);
+        /* Without a progress thread, no thread may be the transports'
+         * sleeper right now (its wait ended): short sleeps. */
+        sleep_epoch(!tlm_core.cfg.PROGRESS_THREAD ? TLM_MIN(ms, SHORT_SLEEP_MS)
+                                                  : ms);
     }
     T.silent_sleeps += user;
     w->idle = 1; /* spin again; an arrival ends the streak (event_turn) */
