@@ -81,9 +81,10 @@ typedef struct run_job {
     int n;
     double timeout;
     int keep_going;
-    int bind;         /* pin ranks to CPUs (--bind) */
+    int bind;         /* pin ranks to CPUs (--bind; run_bind.c) */
     int ncpus;        /* CPUs in the launcher's affinity set */
     cpu_set_t cpus;
+    cpu_set_t bind_set; /* the CPUs ranks are pinned to, in order */
     int tag_output;
     int verbose;
     char *const *argv;
@@ -134,6 +135,11 @@ double run_now(void);
 void *run_xrealloc(void *p, size_t n);
 /* The first failure decides the exit status; every rank is told to go. */
 void run_end_job(int status);
+
+/* run_bind.c: decide J.bind and J.bind_set (after the options); the CPU
+ * of rank r on this host, or -1. */
+void run_bind_plan(void);
+int run_bind_cpu(int rank);
 
 /* run_kvs.c: connections of ranks to the store */
 void run_accept(void);

@@ -91,9 +91,10 @@ static void usage(FILE *fp)
 "      --timeout SEC  kill the whole job after SEC seconds (exit status 124)\n"
 "      --keep-going   when a rank fails, let the others run to their end\n"
 "      --tag-output   prefix every output line of rank r with \"[r] \"\n"
-"      --bind core|none  pin rank r to the r-th CPU the launcher may use\n"
-"                     (default: core when ranks <= CPUs, else none), as\n"
-"                     mpirun does; spinning ranks then never share a core\n"
+"      --bind core|none  core: pin rank r to the r-th CPU the launcher may\n"
+"                     use; none: never pin.  Default: one rank per CPU on\n"
+"                     CPUs found idle at start when all ranks fit there,\n"
+"                     else no pinning (-v says which)\n"
 "  -v, --verbose      report job start, ranks, store activity and exits\n"
 "      --calibrate[=PROFILE]  measure the AM and direct paths between 2\n"
 "                     ranks on this node (over TELEMEM_TRANSPORT if set) and\n"
@@ -325,8 +326,6 @@ static void parse_args(int argc, char **argv)
     if (sched_getaffinity(0, sizeof(J.cpus), &J.cpus) != 0)
         CPU_ZERO(&J.cpus);
     J.ncpus = CPU_COUNT(&J.cpus);
-    if (J.bind < 0)
-        J.bind = J.ncpus > 0 && J.n <= J.ncpus;
     if (optind >= argc)
         bad_usage("the program to run is missing");
     J.argv = argv + optind;
@@ -503,18 +502,13 @@ static void child(int rank, int out_pipe[2], int err_pipe[2])
         _exit(EXIT_INTERNAL);
     sigprocmask(SIG_SETMASK, &J.orig_mask, NULL);
     setrlimit(RLIMIT_NOFILE, &J.orig_nofile);
-    if (J.bind && J.ncpus > 0 &&
-        !(J.nhosts && !J.hosts[J.ranks[rank].host].local)) {
-        /* rank r -> the (r mod ncpus)-th CPU of the launcher's own set */
-        int want = rank % J.ncpus, seen = 0;
-        for (int c = 0; c < CPU_SETSIZE; c++) {
-            if (CPU_ISSET(c, &J.cpus) && seen++ == want) {
-                cpu_set_t one;
-                CPU_ZERO(&one);
-                CPU_SET(c, &one);
-                sched_setaffinity(0, sizeof(one), &one); /* best effort */
-                break;
-            }
+    if (J.bind && !(J.nhosts && !J.hosts[J.ranks[rank].host].local)) {
+        int c = run_bind_cpu(rank); /* run_bind.c */
+        if (c >= 0) {
+            cpu_set_t one;
+            CPU_ZERO(&one);
+            CPU_SET(c, &one);
+            sched_setaffinity(0, sizeof(one), &one); /* best effort */
         }
     }
     if (rank != 0) {
@@ -884,6 +878,7 @@ int main(int argc, char **argv)
         J.ranks[i].io[0].fd = J.ranks[i].io[1].fd = -1;
     if (J.nhosts)
         run_hosts_assign();
+    run_bind_plan(); /* after the ranks have hosts */
     raise_fd_limit();
     make_jobid();
     setup_signals();

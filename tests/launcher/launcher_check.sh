@@ -54,14 +54,24 @@ none_alive() {
 
 case $CASE in
 bind)
-    # Ranks <= CPUs: rank r is pinned to the r-th CPU of the launcher's set;
-    # more ranks than CPUs, or --bind none: ranks keep the whole set.
+    # By default ranks are pinned one per CPU when they all fit on CPUs
+    # that were idle at start (-v says whether), else they keep the whole
+    # set; --bind core pins rank r to the r-th CPU of the launcher's set
+    # whatever the load; more ranks than CPUs, or --bind none: whole set.
     all=$(grep Cpus_allowed_list /proc/self/status | cut -f2)
     ncpu=$(getconf _NPROCESSORS_ONLN)
     show='echo "$TELEMEM_RANK $(grep Cpus_allowed_list /proc/self/status | cut -f2)"'
-    run 0 -n 1 sh -c "$show"
+    run 0 -v -n 1 sh -c "$show"
+    single=$(grep '^0 ' "$T/out" | cut -d' ' -f2)
+    if grep -q "bound one per CPU" "$T/err"; then
+        case $single in *-*|*,*) [ "$all" = "$single" ] && [ "$ncpu" -gt 1 ] && fail "rank 0 reported bound, not pinned: $single";; esac
+    else
+        has "$T/err" "ranks not bound"
+        [ "$single" = "$all" ] || fail "rank 0 pinned ($single) but reported not bound"
+    fi
+    run 0 --bind core -n 1 sh -c "$show"
     single=$(cut -d' ' -f2 "$T/out")
-    case $single in *-*|*,*) [ "$all" = "$single" ] && [ "$ncpu" -gt 1 ] && fail "rank 0 not pinned: $single";; esac
+    case $single in *-*|*,*) [ "$all" = "$single" ] && [ "$ncpu" -gt 1 ] && fail "--bind core: rank 0 not pinned: $single";; esac
     run 0 --bind none -n 1 sh -c "$show"
     has "$T/out" "0 $all"
     run 0 -n $((ncpu + 1)) sh -c "$show"
