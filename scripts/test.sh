@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # test.sh - installs what the tests need, builds Telemem three times (plain;
 # AddressSanitizer + UndefinedBehaviorSanitizer; ThreadSanitizer) and runs
-# every test suite in the first two and the threaded tests in the third.
+# every test suite in the first two (the plain build's conformance suite
+# again under TELEMEM_WAIT=block and =spin) and the threaded tests in the
+# third.
 # Exit status 0 only if everything passed.
 # Usage: scripts/test.sh [--quick]   (--quick: plain build only)
 set -euo pipefail
@@ -53,6 +55,15 @@ PY
 
 status=0
 run_suite build-test -Dbuildtype=debugoptimized -Dwerror=true || status=1
+# The wait policy at its two ends (docs/wait.md): the conformance suite with
+# every wait sleeping at once, and with waits that never give the core away
+# - there only the runs of at most 2 ranks, one at a time (spinning ranks
+# need a core each; 8 on 2 cores take minutes per test).
+test_args=(--setup waitblock --suite conformance)
+run_suite build-test -Dbuildtype=debugoptimized -Dwerror=true || status=1
+test_args=(--setup waitspin --suite conformance-np2 --num-processes 1)
+run_suite build-test -Dbuildtype=debugoptimized -Dwerror=true || status=1
+test_args=()
 if [ "$quick" = 0 ]; then
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
     # Leaks inside third-party libraries (each entry explained in the file).
