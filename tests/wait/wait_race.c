@@ -16,7 +16,8 @@
 
 #define AM_ID 11
 
-static volatile uint64_t am_flag;
+static uint64_t am_flag; /* set by the handler (maybe on the progress
+                          * thread): atomic accesses */
 
 typedef struct {
     uint64_t flag;    /* turn number, by put */
@@ -29,7 +30,8 @@ static void on_am(telemem_am_token_t tok, void *payload, size_t bytes,
 {
     (void)tok, (void)payload, (void)bytes, (void)ctx;
     if (nargs == 2)
-        am_flag = (uint64_t)args[0] | (uint64_t)args[1] << 32;
+        __atomic_store_n(&am_flag, (uint64_t)args[0] | (uint64_t)args[1] << 32,
+                         __ATOMIC_RELEASE);
 }
 
 static void delay(tt_rng_t *r)
@@ -45,7 +47,8 @@ static void take_turn(cell_t *mine, uint64_t turn, int kind, int partner)
     telemem_wait_t w = TELEMEM_WAIT_INIT(partner);
     for (;;) {
         uint64_t f = __atomic_load_n(&mine->flag, __ATOMIC_ACQUIRE);
-        if (f == UINT64_MAX || (kind == 1 ? am_flag == turn : f == turn))
+        uint64_t a = __atomic_load_n(&am_flag, __ATOMIC_ACQUIRE);
+        if (f == UINT64_MAX || (kind == 1 ? a == turn : f == turn))
             return;
         TT_CHECK(telemem_wait_poll(&w));
     }

@@ -31,7 +31,8 @@ static const char *const kind_name[K_COUNT] = {
 static int n, me;
 static int *pids;
 static double stop_s = 2.0;
-static volatile uint64_t am_flag;
+static uint64_t am_flag; /* atomic: the handler may run on the progress
+                          * thread */
 
 typedef struct {
     uint64_t value;   /* read by get, written by atomics */
@@ -64,7 +65,7 @@ static void on_am(telemem_am_token_t tok, void *payload, size_t bytes,
                   const uint32_t *args, unsigned nargs, void *ctx)
 {
     (void)tok, (void)payload, (void)bytes, (void)args, (void)nargs, (void)ctx;
-    am_flag = 1;
+    __atomic_store_n(&am_flag, 1, __ATOMIC_RELEASE);
 }
 
 /* Rank 0's side of one wait; the others' part after they are resumed. */
@@ -116,7 +117,7 @@ static void wait_kind(int k, cell_t **regs, cell_t **bases, int set)
             TT_CHECK(telemem_wait_poll(&w));
         break;
     case K_FLAG_AM:
-        while (!am_flag)
+        while (!__atomic_load_n(&am_flag, __ATOMIC_ACQUIRE))
             TT_CHECK(telemem_wait_poll(&w));
         break;
     case K_FINALIZE:
@@ -184,7 +185,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < K_COUNT; k++) {
         reg.value = 1001;
         bases[me]->flag = 0;
-        am_flag = 0;
+        __atomic_store_n(&am_flag, 0, __ATOMIC_RELAXED);
         TT_CHECK(telemem_barrier());
         if (me != 0) {
             raise(SIGSTOP); /* rank 0 resumes us after stop_s */
