@@ -398,7 +398,7 @@ static void pause_turn(bool yield)
     tlm_core_lock_reacquire(d);
 }
 
-/* ---- sleeping ------------------------------------------------------------ */
+/* ---- sleeping ----------------------------------------------------------- */
 
 static bool may_take_token(void)
 {
@@ -531,7 +531,7 @@ static int sleep_turn(tlm_wait_t *w, int ms, bool user)
     return rc;
 }
 
-/* ---- one turn ------------------------------------------------------------- */
+/* ---- one turn ----------------------------------------------------------- */
 
 /* Nothing came.  Spin (looking at the clock every SPIN_CLOCK polls), yield,
  * arm, sleep: each phase ends when its budget is spent. */
