@@ -11,6 +11,10 @@
  *                   then enters telemem_barrier; rank 0 waits in it and
  *                   prints its CPU time over the wait (process: the
  *                   progress thread, if on, included).
+ *   --mode ptidle   (under telemem-run, TELEMEM_PROGRESS_THREAD=on) every
+ *                   rank sleeps --seconds outside Telemem, as a program
+ *                   that computes: rank 0 prints its CPU time meanwhile,
+ *                   the progress thread's.
  * Output: '#' header lines, then CSV:
  *   mode,impl,ranks,iters,seconds,cpu_seconds,cpu_share */
 #include <stdbool.h>
@@ -113,13 +117,16 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
             seconds = atof(argv[++i]);
         else {
-            fprintf(stderr, "usage: contention-bench [--mode barrier|idle] "
+            fprintf(stderr, "usage: contention-bench "
+                            "[--mode barrier|idle|ptidle] "
                             "[--impl telemem|mpi] [--iters N] "
                             "[--seconds S]\n");
             return 2;
         }
     }
-    bool idle = !strcmp(mode, "idle"), use_mpi = !strcmp(impl, "mpi");
+    bool ptidle = !strcmp(mode, "ptidle");
+    bool idle = !strcmp(mode, "idle") || ptidle;
+    bool use_mpi = !strcmp(impl, "mpi");
     if ((!idle && strcmp(mode, "barrier")) || (!use_mpi &&
                                                strcmp(impl, "telemem")) ||
         (idle && use_mpi) || iters < 1) {
@@ -131,7 +138,14 @@ int main(int argc, char **argv)
     check("initialize", telemem_initialize(&argc, &argv));
     int me = telemem_rank(), n = telemem_nranks();
     double t = 0, cpu = 0;
-    if (idle) {
+    if (ptidle) {
+        check("barrier", telemem_barrier());
+        double c0 = cpu_now(), t0 = now();
+        usleep((useconds_t)(seconds * 1e6));
+        cpu = cpu_now() - c0;
+        t = now() - t0;
+        check("barrier", telemem_barrier());
+    } else if (idle) {
         if (me == 1)
             usleep((useconds_t)(seconds * 1e6));
         double c0 = cpu_now(), t0 = now();
