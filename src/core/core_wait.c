@@ -57,6 +57,9 @@ enum { PH_SPIN = 0, PH_YIELD = 1, PH_BLOCK = 2, PH_ARMED = 3 };
 /* The progress thread's longest sleep (it has no timeout to watch). */
 #define THREAD_SLEEP_MS 1000
 #define MAX_FDS 8
+/* Threads that sleep beside the transport sleeper, each on its own
+ * eventfd (and the transports' fds while the sleeper sleeps on them). */
+#define SHADOWS 16
 
 static struct {
     int mode;               /* TLM_WAIT_* */
@@ -76,6 +79,8 @@ static struct {
     _Atomic bool token_asleep;
     _Atomic uint32_t epoch;
     _Atomic int nwaiters;
+    _Atomic int shadow[SHADOWS]; /* eventfds of shadow sleepers, -1: free */
+    _Atomic int nshadow;
     /* Armed transports: their fds, whether some cannot wake a sleeper or
      * write silently, and a generation bumped at each disarm. */
     int fds[MAX_FDS];
@@ -90,11 +95,16 @@ static struct {
  * it armed (epoch, arm generation). */
 typedef struct {
     int64_t t0;
+    int efd; /* this thread's eventfd for shadow sleeps, -1 until made */
     uint32_t epoch, arm_gen;
     unsigned silent_sleeps; /* user-wait sleeps in a row (SILENT_BACKOFF) */
     bool progress; /* the progress thread */
 } tstate_t;
-static _Thread_local tstate_t T __attribute__((tls_model("initial-exec")));
+static _Thread_local tstate_t T
+    __attribute__((tls_model("initial-exec"))) = {.efd = -1};
+static pthread_key_t efd_key; /* closes a thread's eventfd at its exit */
+static bool efd_key_ok;
+static pthread_once_t efd_once = PTHREAD_ONCE_INIT;
 
 static int64_t now_ns(void)
 {
@@ -204,6 +214,9 @@ int tlm_core_wait_setup(const char *value, int nlocal)
     atomic_store(&W.spin_ns, W.block_ns);
     atomic_store(&W.token, 0);
     atomic_store(&W.nwaiters, 0);
+    for (int i = 0; i < SHADOWS; i++)
+        atomic_store(&W.shadow[i], -1);
+    atomic_store(&W.nshadow, 0);
     W.ready = true;
     snprintf(W.text, sizeof(W.text),
              "wait %s: spin up to %.1f us, then yield %.1f us (a sleep and "
@@ -216,6 +229,12 @@ int tlm_core_wait_setup(const char *value, int nlocal)
 
 void tlm_core_wait_fini(void)
 {
+    if (T.efd >= 0) { /* the finalizing thread's; others close at exit */
+        if (efd_key_ok)
+            pthread_setspecific(efd_key, NULL);
+        close(T.efd);
+        T.efd = -1;
+    }
     if (W.loadavg_fd >= 0)
         close(W.loadavg_fd);
     if (W.efd >= 0)
@@ -313,10 +332,19 @@ static uint32_t notify(void)
     uint32_t e = atomic_fetch_add(&W.epoch, 1) + 1;
     if (atomic_load(&W.nwaiters) > 0)
         futex(&W.epoch, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+    uint64_t one = 1;
     if (atomic_load(&W.token_asleep) && W.efd >= 0) {
-        uint64_t one = 1;
         ssize_t k = write(W.efd, &one, sizeof(one));
         (void)k; /* EAGAIN: it is signalled already */
+    }
+    if (atomic_load(&W.nshadow) > 0) {
+        for (int i = 0; i < SHADOWS; i++) {
+            int fd = atomic_load(&W.shadow[i]);
+            if (fd >= 0) {
+                ssize_t k = write(fd, &one, sizeof(one));
+                (void)k;
+            }
+        }
     }
     return e;
 }
@@ -439,7 +467,8 @@ static int arm(void)
             /* Threads sleeping on the epoch look at their conditions once
              * more: a direct-path write made before this arm rang no one
              * (the doorbell said awake); one made after it rings us. */
-            if (tlm_core.locking && atomic_load(&W.nwaiters) > 0) {
+            if (tlm_core.locking && (atomic_load(&W.nwaiters) > 0 ||
+                                     atomic_load(&W.nshadow) > 0)) {
                 uint32_t e = notify();
                 if (e == T.epoch + 1) /* our own bump ends no sleep */
                     T.epoch = e;
@@ -523,6 +552,61 @@ static void sleep_epoch(int ms)
     atomic_fetch_sub(&W.nwaiters, 1);
 }
 
+static void close_efd(void *arg)
+{
+    close((int)(intptr_t)arg - 1);
+}
+
+static void make_efd_key(void)
+{
+    efd_key_ok = pthread_key_create(&efd_key, close_efd) == 0;
+}
+
+/* Sleep beside the transport sleeper: on this thread's eventfd, which
+ * notify writes, and, while the sleeper sleeps on them, on the
+ * transports' fds too, so that an arrival wakes both at once (the sleeper
+ * would otherwise wake this thread only after its own wake-up).  Falls
+ * back to the epoch futex when no slot or eventfd is to be had. */
+static void sleep_shadow(int ms)
+{
+    if (T.efd < 0) {
+        pthread_once(&efd_once, make_efd_key);
+        T.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        if (T.efd >= 0 && efd_key_ok)
+            pthread_setspecific(efd_key, (void *)(intptr_t)(T.efd + 1));
+    }
+    int slot = -1;
+    for (int i = 0; T.efd >= 0 && slot < 0 && i < SHADOWS; i++) {
+        int freefd = -1;
+        if (atomic_compare_exchange_strong(&W.shadow[i], &freefd, T.efd))
+            slot = i;
+    }
+    if (slot < 0) {
+        sleep_epoch(ms);
+        return;
+    }
+    atomic_fetch_add(&W.nshadow, 1);
+    /* Published, then look at the epoch (pairs with notify). */
+    if (atomic_load(&W.epoch) == T.epoch) {
+        struct pollfd pf[MAX_FDS + 1];
+        int n = 0;
+        if (atomic_load(&W.token_asleep))
+            for (int i = 0; i < W.nfds; i++)
+                pf[n++] = (struct pollfd){.fd = W.fds[i], .events = POLLIN};
+        pf[n++] = (struct pollfd){.fd = T.efd, .events = POLLIN};
+        int d = tlm_core.locking ? tlm_core_lock_release_all() : 0;
+        int k = poll(pf, (nfds_t)n, ms);
+        tlm_core_lock_reacquire(d);
+        if (k > 0 && (pf[n - 1].revents & POLLIN)) {
+            uint64_t v;
+            ssize_t r = read(T.efd, &v, sizeof(v));
+            (void)r;
+        }
+    }
+    atomic_store(&W.shadow[slot], -1);
+    atomic_fetch_sub(&W.nshadow, 1);
+}
+
 /* Step k+1: sleep until something arrives, another thread made progress,
  * or ms passed.  Then the wait spins again. */
 static int sleep_turn(tlm_wait_t *w, int ms, bool user)
@@ -536,8 +620,8 @@ static int sleep_turn(tlm_wait_t *w, int ms, bool user)
     } else {
         /* Without a progress thread, no thread may be the transports'
          * sleeper right now (its wait ended): short sleeps. */
-        sleep_epoch(!tlm_core.cfg.PROGRESS_THREAD ? TLM_MIN(ms, SHORT_SLEEP_MS)
-                                                  : ms);
+        sleep_shadow(!tlm_core.cfg.PROGRESS_THREAD ? TLM_MIN(ms, SHORT_SLEEP_MS)
+                                                   : ms);
     }
     T.silent_sleeps += user;
     w->idle = 1; /* spin again; an arrival ends the streak (event_turn) */
