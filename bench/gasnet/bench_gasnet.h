@@ -124,9 +124,13 @@ static void bg_done_handler(gasnet_token_t t)
  * both phases: how fast the passive side polls changes the sender's speed
  * (a tighter loop contends more for the shared cache lines), which would
  * otherwise show up as a difference between the layers. */
+static long bg_served; /* phases served so far */
+
 static inline void bg_serve(void)
 {
-    long want = bg_done + 1;
+    /* Counted, not relative to bg_done now: the DONE of a short phase may
+     * have been handled already, in the barrier that began it. */
+    long want = ++bg_served;
     GASNET_BLOCKUNTIL(bg_done >= want);
 }
 
