@@ -85,25 +85,32 @@ typedef struct shm_map {
 } shm_map_t;
 
 /* Per local peer, as a sender to it and a receiver from it. */
+/* The first cache line holds what a message to the peer and one from it
+ * touch (sending: out .. local; receiving: in .. rank). */
 typedef struct shm_peer {
-    shm_ring_t *out;       /* my ring inside the peer's segment */
+    _Alignas(64) shm_ring_t *out; /* my ring inside the peer's segment */
     uint64_t tail;         /* next position to write in out */
     uint64_t cached_head;  /* last head read from out */
+    _Atomic uint32_t *bell; /* the peer's doorbell */
+    bool contacted;        /* active bit set in the peer's segment */
+    bool blocked;          /* its ring was full at the last send */
+    int local;
     shm_ring_t *in;        /* the peer's ring inside my segment */
     uint64_t in_pos;       /* next position to read from in */
     int rank;
-    int local;
-    bool contacted;        /* active bit set in the peer's segment */
-    bool blocked;          /* its ring was full at the last send */
-    _Atomic uint32_t *bell; /* the peer's doorbell */
     /* My buffers in flight to this peer, in send order: the peer releases
      * them in the same order, so reclaiming looks at the oldest only. */
     uint32_t *fifo;        /* buf_count entries */
     uint32_t fhead, ftail;
-    /* Cold: the peer's doorbell socket. */
-    struct sockaddr_un bell_addr;
-    socklen_t bell_len;
 } shm_peer_t;
+_Static_assert(offsetof(shm_peer_t, rank) + sizeof(int) <= 64,
+               "a message to or from a peer touches one line of shm_peer_t");
+
+/* A peer's doorbell socket (cold: used when it sleeps). */
+typedef struct shm_bell_addr {
+    struct sockaddr_un addr;
+    socklen_t len;
+} shm_bell_addr_t;
 
 typedef struct shm_transport {
     tlm_transport_t super;
@@ -113,6 +120,7 @@ typedef struct shm_transport {
     uint64_t ring_mask, buf_size, buf_count;
     shm_map_t *maps;          /* by local index */
     shm_peer_t *peers;        /* by local index */
+    shm_bell_addr_t *bell_to; /* by local index */
     int *local_of_rank;       /* global rank -> local index or -1 */
     /* Free buffers, oldest release first.  Reusing the buffer a receiver
      * released last would be slower: its lines are still in the receiver's
@@ -288,19 +296,28 @@ static void ring_slow(shm_transport_t *st, shm_peer_t *p)
     uint32_t want = BELL_SLEEPING;
     if (atomic_compare_exchange_strong(p->bell, &want, BELL_RUNG))
         (void)sendto(st->bell_fd, "", 1, MSG_DONTWAIT | MSG_NOSIGNAL,
-                     (const struct sockaddr *)&p->bell_addr, p->bell_len);
+                     (const struct sockaddr *)&st->bell_to[p->local].addr,
+                     st->bell_to[p->local].len);
 }
 
 /* After a store the peer may wait for (a message, room, a direct write):
  * wake it if it sleeps.  The load of its bell must not pass that store: a
  * compiler barrier suffices where the sleeper issues membarrier() between
  * announcing its sleep and its last look (shm_wait_arm), else a fence. */
-static inline void wake_check(shm_transport_t *st, shm_peer_t *p)
+static inline void order_before_load(bool fenced)
 {
-    if (TLM_UNLIKELY(st->fence))
+    if (fenced)
         atomic_thread_fence(memory_order_seq_cst);
     else
         atomic_signal_fence(memory_order_seq_cst);
+}
+
+/* fenced: a constant in each caller (two ops tables, shm_ops and
+ * shm_ops_fenced), so the message path tests nothing for it. */
+static inline void wake_check(shm_transport_t *st, shm_peer_t *p,
+                              bool fenced)
+{
+    order_before_load(fenced);
     if (TLM_UNLIKELY(atomic_load_explicit(p->bell, memory_order_relaxed) ==
                      BELL_SLEEPING))
         ring_slow(st, p);
@@ -319,22 +336,24 @@ static void wake_rank(void *arg, int rank)
     shm_transport_t *st = arg;
     int l = st->local_of_rank[rank];
     if (l >= 0 && l != st->my_local)
-        wake_check(st, &st->peers[l]);
+        wake_check(st, &st->peers[l], st->fence);
 }
 
 /* Publish the reserved cell to the receiver. */
-static inline void shm_commit(shm_transport_t *st, shm_peer_t *p, size_t len)
+static inline void shm_commit(shm_transport_t *st, shm_peer_t *p, size_t len,
+                              bool fenced)
 {
     shm_cell_t *c = &p->out->cells[p->tail & st->ring_mask];
     c->len = (uint32_t)len;
     atomic_store_explicit(&c->seq, (uint32_t)(p->tail + 1),
                           memory_order_release);
     p->tail++;
-    wake_check(st, p);
+    wake_check(st, p, fenced);
 }
 
-static int shm_send(tlm_transport_t *tp, int peer_rank, const void *hdr,
-                    size_t hdr_len, const struct iovec *iov, int iovcnt)
+static inline int send_impl(tlm_transport_t *tp, int peer_rank,
+                            const void *hdr, size_t hdr_len,
+                            const struct iovec *iov, int iovcnt, bool fenced)
 {
     shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
     size_t len = hdr_len;
@@ -346,13 +365,13 @@ static int shm_send(tlm_transport_t *tp, int peer_rank, const void *hdr,
     if (TLM_UNLIKELY(rc != TELEMEM_OK))
         return rc;
     gather(dst, hdr, hdr_len, iov, iovcnt);
-    shm_commit(st, p, len);
+    shm_commit(st, p, len, fenced);
     return TELEMEM_OK;
 }
 
-static int shm_send_fill(tlm_transport_t *tp, int peer_rank, const void *hdr,
-                         size_t hdr_len, size_t len, tlm_fill_fn_t fill,
-                         void *arg)
+static inline int send_fill_impl(tlm_transport_t *tp, int peer_rank,
+                                 const void *hdr, size_t hdr_len, size_t len,
+                                 tlm_fill_fn_t fill, void *arg, bool fenced)
 {
     shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
     shm_peer_t *p;
@@ -363,12 +382,39 @@ static int shm_send_fill(tlm_transport_t *tp, int peer_rank, const void *hdr,
     memcpy(dst, hdr, hdr_len);
     if (len)
         fill(dst + hdr_len, len, arg);
-    shm_commit(st, p, hdr_len + len);
+    shm_commit(st, p, hdr_len + len, fenced);
     return TELEMEM_OK;
 }
 
+static int shm_send(tlm_transport_t *tp, int peer_rank, const void *hdr,
+                    size_t hdr_len, const struct iovec *iov, int iovcnt)
+{
+    return send_impl(tp, peer_rank, hdr, hdr_len, iov, iovcnt, false);
+}
+
+static int shm_send_fenced(tlm_transport_t *tp, int peer_rank,
+                           const void *hdr, size_t hdr_len,
+                           const struct iovec *iov, int iovcnt)
+{
+    return send_impl(tp, peer_rank, hdr, hdr_len, iov, iovcnt, true);
+}
+
+static int shm_send_fill(tlm_transport_t *tp, int peer_rank, const void *hdr,
+                         size_t hdr_len, size_t len, tlm_fill_fn_t fill,
+                         void *arg)
+{
+    return send_fill_impl(tp, peer_rank, hdr, hdr_len, len, fill, arg, false);
+}
+
+static int shm_send_fill_fenced(tlm_transport_t *tp, int peer_rank,
+                                const void *hdr, size_t hdr_len, size_t len,
+                                tlm_fill_fn_t fill, void *arg)
+{
+    return send_fill_impl(tp, peer_rank, hdr, hdr_len, len, fill, arg, true);
+}
+
 /* Drain one sender's ring, at most max messages. */
-static int drain(shm_transport_t *st, int l, int max)
+static inline int drain(shm_transport_t *st, int l, int max, bool fenced)
 {
     shm_peer_t *p = &st->peers[l];
     shm_ring_t *in = p->in;
@@ -406,10 +452,7 @@ static int drain(shm_transport_t *st, int l, int max)
     if (n) {
         atomic_store_explicit(&in->head, p->in_pos, memory_order_release);
         /* As in wake_check: the sender's arm is the other half. */
-        if (TLM_UNLIKELY(st->fence))
-            atomic_thread_fence(memory_order_seq_cst);
-        else
-            atomic_signal_fence(memory_order_seq_cst);
+        order_before_load(fenced);
         if (TLM_UNLIKELY(atomic_load_explicit(&in->want_space,
                                               memory_order_relaxed)))
             space_slow(st, p);
@@ -417,7 +460,7 @@ static int drain(shm_transport_t *st, int l, int max)
     return n;
 }
 
-static int shm_progress(tlm_transport_t *tp, int max)
+static inline int progress_impl(tlm_transport_t *tp, int max, bool fenced)
 {
     shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
     const shm_map_t *me = &st->maps[st->my_local];
@@ -429,10 +472,20 @@ static int shm_progress(tlm_transport_t *tp, int max)
         while (bits && total < max) {
             int b = __builtin_ctzll(bits);
             bits &= bits - 1;
-            total += drain(st, w * 64 + b, max - total);
+            total += drain(st, w * 64 + b, max - total, fenced);
         }
     }
     return total;
+}
+
+static int shm_progress(tlm_transport_t *tp, int max)
+{
+    return progress_impl(tp, max, false);
+}
+
+static int shm_progress_fenced(tlm_transport_t *tp, int max)
+{
+    return progress_impl(tp, max, true);
 }
 
 /* Is local peer l dead?  Each process holds an exclusive flock on its
@@ -518,6 +571,7 @@ static void shm_close(tlm_transport_t *tp)
         free(st->peers[l].fifo);
     free(st->maps);
     free(st->peers);
+    free(st->bell_to);
     free(st->local_of_rank);
     free(st->free_q);
     free(st);
@@ -563,6 +617,18 @@ static const tlm_transport_ops_t shm_ops = {
     .send = shm_send,
     .send_fill = shm_send_fill,
     .progress = shm_progress,
+    .peer_alive = shm_peer_alive,
+    .close = shm_close,
+};
+
+/* Where membarrier() cannot order the senders' stores (st->fence). */
+static const tlm_transport_ops_t shm_ops_fenced = {
+    .wait_arm = shm_wait_arm,
+    .wait_disarm = shm_wait_disarm,
+    .connect = shm_connect,
+    .send = shm_send_fenced,
+    .send_fill = shm_send_fill_fenced,
+    .progress = shm_progress_fenced,
     .peer_alive = shm_peer_alive,
     .close = shm_close,
 };
@@ -681,7 +747,8 @@ static int map_peer(shm_transport_t *st, const tlm_transport_params_t *p,
     st->mb = st->mb && h->mb_ok; /* every rank computes the same */
     shm_peer_t *pe = &st->peers[l];
     pe->bell = m->doorbell;
-    pe->bell_len = bell_name(&pe->bell_addr, p->jobid, rank);
+    pe->local = l;
+    st->bell_to[l].len = bell_name(&st->bell_to[l].addr, p->jobid, rank);
     return TELEMEM_OK;
 }
 
@@ -742,9 +809,12 @@ static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     /* nlocal >= 1: open_transports sets same_node[rank] (own host id).
      * NOLINTNEXTLINE(clang-analyzer-optin.portability.UnixAPI) */
     st->maps = calloc((size_t)st->nlocal, sizeof(*st->maps));
-    st->peers = calloc((size_t)st->nlocal, sizeof(*st->peers));
+    st->peers = aligned_alloc(64, (size_t)st->nlocal * sizeof(*st->peers));
+    if (st->peers)
+        memset(st->peers, 0, (size_t)st->nlocal * sizeof(*st->peers));
+    st->bell_to = calloc((size_t)st->nlocal, sizeof(*st->bell_to));
     st->free_q = malloc(sizeof(uint32_t) * st->buf_count);
-    if (!st->maps || !st->peers || !st->free_q)
+    if (!st->maps || !st->peers || !st->free_q || !st->bell_to)
         goto err;
     for (int l = 0; l < st->nlocal; l++) {
         st->peers[l].fifo = malloc(sizeof(uint32_t) * st->buf_count);
@@ -779,6 +849,8 @@ static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     if (rc != TELEMEM_OK)
         goto err;
     st->fence = !st->mb;
+    if (st->fence)
+        st->super.ops = &shm_ops_fenced;
     for (int l = 0; l < st->nlocal; l++) {
         shm_peer_t *pe = &st->peers[l];
         pe->local = l;
