@@ -52,6 +52,15 @@ enum { PH_SPIN = 0, PH_YIELD = 1, PH_BLOCK = 2, PH_ARMED = 3 };
  * nothing arrives. */
 #define SHORT_SLEEP_MS 1
 #define SILENT_BACKOFF 6
+/* Yields under auto (yield_turn): at most YIELD_MAX sleep costs per wait;
+ * a yield longer than YIELD_LONG lost a whole time slice to another task
+ * (Linux's base slice is 0.75 ms, times 1 + log2(CPUs), so a yield that
+ * comes back within a third of the smallest one did not); no yields for
+ * YIELD_BAD_MIN .. YIELD_BAD_MAX after a long one. */
+#define YIELD_MAX 64
+#define YIELD_LONG ((int64_t)250000)
+#define YIELD_BAD_MIN ((int64_t)50000000)
+#define YIELD_BAD_MAX ((int64_t)1000000000)
 /* How often auto looks at the number of runnable threads of the node. */
 #define SAMPLE_NS 10000000
 /* The progress thread's longest sleep (it has no timeout to watch). */
@@ -72,6 +81,7 @@ static struct {
     int loadavg_fd;
     _Atomic unsigned wins, losses; /* idle streaks ended while spinning /
                                     * after the spin */
+    _Atomic int64_t yield_bad_until, yield_backoff; /* yield_turn */
     int efd;                /* process-local wake-up of the sleeper */
     /* Sleeping threads: one (the token holder) sleeps on the transports'
      * objects, others on the epoch futex, which progress bumps. */
@@ -98,6 +108,7 @@ typedef struct {
     int efd; /* this thread's eventfd for shadow sleeps, -1 until made */
     uint32_t epoch, arm_gen;
     unsigned silent_sleeps; /* user-wait sleeps in a row (SILENT_BACKOFF) */
+    int64_t yield_spent;    /* CPU of yields no one else used (yield_turn) */
     bool progress; /* the progress thread */
 } tstate_t;
 static _Thread_local tstate_t T
@@ -212,6 +223,8 @@ int tlm_core_wait_setup(const char *value, int nlocal)
     W.block_ns = W.mode == TLM_WAIT_AUTO || W.mode == TLM_WAIT_YIELD
                      ? measure_block() : BLOCK_NS_GUESS;
     atomic_store(&W.spin_ns, W.block_ns);
+    atomic_store(&W.yield_bad_until, 0);
+    atomic_store(&W.yield_backoff, YIELD_BAD_MIN);
     atomic_store(&W.token, 0);
     atomic_store(&W.nwaiters, 0);
     for (int i = 0; i < SHADOWS; i++)
@@ -297,20 +310,6 @@ static void outcome(unsigned ph, unsigned k)
     else if (w >= l)
         s = TLM_MIN(s * 2, W.block_ns);
     atomic_store(&W.spin_ns, s);
-}
-
-/* Under auto a yield only while the node has a core for every runnable
- * thread: with more runnable threads than CPUs, sched_yield() hands the
- * core to another task for its whole time slice (EEVDF puts the yielder
- * behind them), while a sleeper that is woken preempts at once.  Measured
- * here under load: an ARMCI accumulate served by a progress thread took
- * 1.5-3.8 ms (median) when waits yielded, 0.12 ms when they slept. */
-static int64_t yield_budget(void)
-{
-    if (W.mode == TLM_WAIT_AUTO &&
-        atomic_load_explicit(&W.over, memory_order_relaxed))
-        return 0;
-    return W.block_ns;
 }
 
 static int64_t spin_budget(void)
@@ -438,6 +437,50 @@ static void pause_turn(bool yield)
     if (yield)
         sched_yield();
     tlm_core_lock_reacquire(d);
+}
+
+/* Yields under auto.  A yield that another task used only briefly (ranks
+ * that share a core run until they wait and yield back) costs less than a
+ * sleep and a wake-up; one that took the core away for longer than a sleep
+ * would have cost does not: a task that computes or a busy loop keeps it
+ * for its whole time slice (Linux's EEVDF puts the yielder behind it),
+ * while a woken sleeper preempts at once.  Measured here: an ARMCI
+ * accumulate served by a progress thread under two busy loops took
+ * 1.5-3.8 ms (median) when waits yielded, 0.07-0.12 ms when they slept;
+ * 4 ranks on 2 cores in a barrier loop 88 us per barrier sleeping, Open
+ * MPI's yielding 13 us.  So a wait yields while yields come back quickly,
+ * for at most YIELD_MAX sleep costs; a yield that returned at once (no one
+ * else ran) is CPU spent, at most one sleep cost per wait; after a yield
+ * that lost a time slice (YIELD_LONG), waits do not yield for
+ * YIELD_BAD_MIN, doubling up to YIELD_BAD_MAX while it stays so. */
+
+/* One yield turn at now; false: the wait sleeps instead. */
+static bool yield_turn(int64_t now)
+{
+    if (W.mode == TLM_WAIT_YIELD) {
+        pause_turn(true);
+        return true;
+    }
+    if (now < atomic_load_explicit(&W.yield_bad_until, memory_order_relaxed) ||
+        now - T.t0 > YIELD_MAX * W.block_ns || T.yield_spent > W.block_ns)
+        return false;
+    pause_turn(true);
+    int64_t d = now_ns() - now;
+    if (d < W.block_ns / 2) {
+        T.yield_spent += d;
+    } else if (d > TLM_MAX(YIELD_LONG, 2 * W.block_ns)) {
+        int64_t b = atomic_load_explicit(&W.yield_backoff,
+                                         memory_order_relaxed);
+        atomic_store_explicit(&W.yield_bad_until, now + d + b,
+                              memory_order_relaxed);
+        atomic_store_explicit(&W.yield_backoff, TLM_MIN(2 * b, YIELD_BAD_MAX),
+                              memory_order_relaxed);
+        return false;
+    } else {
+        atomic_store_explicit(&W.yield_backoff, YIELD_BAD_MIN,
+                              memory_order_relaxed);
+    }
+    return true;
 }
 
 /* ---- sleeping ----------------------------------------------------------- */
@@ -655,6 +698,7 @@ static int idle_turn(tlm_wait_t *w, bool user)
             return rc;
         SET_PHASE(w, PH_YIELD);
         T.t0 = now;
+        T.yield_spent = 0;
         return TELEMEM_OK;
     }
     int64_t now = now_ns();
@@ -662,11 +706,8 @@ static int idle_turn(tlm_wait_t *w, bool user)
     if (rc != TELEMEM_OK)
         return rc;
     if (ph == PH_YIELD || (ph == PH_SPIN && W.mode == TLM_WAIT_BLOCK)) {
-        if (ph == PH_YIELD && (W.mode == TLM_WAIT_YIELD ||
-                               now - T.t0 < yield_budget())) {
-            pause_turn(true);
+        if (ph == PH_YIELD && yield_turn(now))
             return TELEMEM_OK;
-        }
         SET_PHASE(w, PH_BLOCK);
         ph = PH_BLOCK;
     }
