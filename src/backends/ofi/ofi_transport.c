@@ -487,6 +487,27 @@ static int ofi_available(const tlm_transport_params_t *p)
     return 1;
 }
 
+/* The completion queue, with a file descriptor for waits that sleep
+ * (docs/wait.md) when the provider has one (else waits sleep for short
+ * times).  0 or a negative libfabric error. */
+static int open_cq(ofi_transport_t *ot)
+{
+    struct fi_cq_attr cqa = {.format = FI_CQ_FORMAT_MSG,
+                             .size = (size_t)2 * (OFI_RX_COUNT + OFI_TX_COUNT),
+                             .wait_obj = FI_WAIT_FD};
+    if (fi_cq_open(ot->domain, &cqa, &ot->cq, NULL) == 0 &&
+        fi_control(&ot->cq->fid, FI_GETWAIT, &ot->wait_fd) == 0)
+        return 0;
+    if (ot->cq)
+        fi_close(&ot->cq->fid);
+    ot->cq = NULL;
+    ot->wait_fd = -1;
+    tlm_info("provider %s has no FI_WAIT_FD completion queue: waits poll "
+             "it every 1 ms", ot->prov);
+    cqa.wait_obj = FI_WAIT_NONE;
+    return fi_cq_open(ot->domain, &cqa, &ot->cq, NULL);
+}
+
 #define OFI_TRY(call, what)                                                 \
     do {                                                                    \
         int r_ = (call);                                                    \
@@ -541,22 +562,7 @@ static int ofi_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
              ot->info->fabric_attr->prov_name);
     OFI_TRY(fi_fabric(ot->info->fabric_attr, &ot->fabric, NULL), "fi_fabric");
     OFI_TRY(fi_domain(ot->fabric, ot->info, &ot->domain, NULL), "fi_domain");
-    /* A file descriptor for waits that sleep (docs/wait.md); a provider
-     * without one gets waits that sleep for short times. */
-    struct fi_cq_attr cqa = {.format = FI_CQ_FORMAT_MSG,
-                             .size = (size_t)2 * (OFI_RX_COUNT + OFI_TX_COUNT),
-                             .wait_obj = FI_WAIT_FD};
-    if (fi_cq_open(ot->domain, &cqa, &ot->cq, NULL) != 0 ||
-        fi_control(&ot->cq->fid, FI_GETWAIT, &ot->wait_fd) != 0) {
-        if (ot->cq)
-            fi_close(&ot->cq->fid);
-        ot->cq = NULL;
-        ot->wait_fd = -1;
-        tlm_info("provider %s has no FI_WAIT_FD completion queue: waits "
-                 "poll it every 1 ms", ot->prov);
-        cqa.wait_obj = FI_WAIT_NONE;
-        OFI_TRY(fi_cq_open(ot->domain, &cqa, &ot->cq, NULL), "fi_cq_open");
-    }
+    OFI_TRY(open_cq(ot), "fi_cq_open");
     /* Entries are made at first contact: with a cap, that many. */
     struct fi_av_attr ava = {.type = FI_AV_TABLE,
                              .count = (size_t)(ot->max_peers &&

@@ -756,6 +756,16 @@ static int ucx_available(const tlm_transport_params_t *p)
     return 1;
 }
 
+/* Waits sleep on the worker's event fd (docs/wait.md); without it they
+ * sleep for short times. */
+static void get_efd(ucx_transport_t *ut)
+{
+    if (ucp_worker_get_efd(ut->worker, &ut->efd) != UCS_OK) {
+        tlm_info("ucp_worker_get_efd failed: waits poll UCX every 1 ms");
+        ut->efd = -1;
+    }
+}
+
 static int ucx_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
 {
     int rc = TELEMEM_OK;
@@ -829,12 +839,8 @@ static int ucx_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
         .arg = ut,
     };
     st = ucp_worker_set_am_recv_handler(ut->worker, &hp);
-    /* Waits sleep on the worker's event fd (docs/wait.md); without it
-     * they sleep for short times. */
-    if (st == UCS_OK && ucp_worker_get_efd(ut->worker, &ut->efd) != UCS_OK) {
-        tlm_info("ucp_worker_get_efd failed: waits poll UCX every 1 ms");
-        ut->efd = -1;
-    }
+    if (st == UCS_OK)
+        get_efd(ut);
     ucp_worker_attr_t wa = {.field_mask = UCP_WORKER_ATTR_FIELD_MAX_AM_HEADER};
     if (st == UCS_OK)
         st = ucp_worker_query(ut->worker, &wa);
