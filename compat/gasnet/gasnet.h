@@ -42,17 +42,27 @@
 #include <stdint.h>
 #include <pthread.h>
 
-#include "gasnet_config.h"
+#include "gasnet_basic.h"
 
 /* ------------------------------------------------------------------------ */
 /* Threading configuration */
 
-#if defined(GASNET_PAR) || defined(GASNET_PARSYNC)
-/* PAR/PARSYNC are not provided yet: see docs/gasnet.md. */
-#error "this libgasnet implements GASNET_SEQ only; compile with -DGASNET_SEQ"
+#if (defined(GASNET_SEQ) + defined(GASNET_PAR) + defined(GASNET_PARSYNC)) > 1
+#error "define at most one of GASNET_SEQ, GASNET_PAR and GASNET_PARSYNC"
 #endif
-#ifndef GASNET_SEQ
+#if !defined(GASNET_PAR) && !defined(GASNET_PARSYNC) && !defined(GASNET_SEQ)
 #define GASNET_SEQ 1
+#endif
+/* The thread model as a number (0 SEQ, 1 PARSYNC, 2 PAR) and a word. */
+#if defined(GASNET_PAR)
+#define GASNETC_THREADMODEL 2
+#define GASNETC_THREADMODEL_STR "PAR"
+#elif defined(GASNET_PARSYNC)
+#define GASNETC_THREADMODEL 1
+#define GASNETC_THREADMODEL_STR "PARSYNC"
+#else
+#define GASNETC_THREADMODEL 0
+#define GASNETC_THREADMODEL_STR "SEQ"
 #endif
 
 #if defined(__GNUC__)
@@ -90,6 +100,15 @@ extern "C" {
 #define GASNET_CONDUIT_TELEMEM 1
 #define GASNET_CONDUIT_NAME TELEMEM
 #define GASNET_CONDUIT_NAME_STR "TELEMEM"
+/** Names and versions of the core and extended API implementations. */
+#define GASNET_CORE_NAME TELEMEM
+#define GASNET_CORE_NAME_STR "TELEMEM"
+#define GASNET_CORE_VERSION 1.0
+#define GASNET_CORE_VERSION_STR "1.0"
+#define GASNET_EXTENDED_NAME TELEMEM
+#define GASNET_EXTENDED_NAME_STR "TELEMEM"
+#define GASNET_EXTENDED_VERSION 1.0
+#define GASNET_EXTENDED_VERSION_STR "1.0"
 
 /** Segment configuration: segments are allocated by gasnet_attach() with
  *  telemem_malloc_all() (ordinary memory, registered with Telemem, never
@@ -119,7 +138,8 @@ extern "C" {
     "RELEASE=" GASNETC_STR_(GASNET_RELEASE_VERSION_MAJOR) "."               \
     GASNETC_STR_(GASNET_RELEASE_VERSION_MINOR) "."                          \
     GASNETC_STR_(GASNET_RELEASE_VERSION_PATCH) ",SPEC=1.8,"                 \
-    "CONDUIT=TELEMEM(TELEMEM-AM/TELEMEM-EXTENDED),THREADMODEL=SEQ,"         \
+    "CONDUIT=TELEMEM(TELEMEM-1.0/TELEMEM-1.0),THREADMODEL="        \
+    GASNETC_THREADMODEL_STR ","                                             \
     "SEGMENT=FAST,PTR=" GASNETC_STR_(SIZEOF_VOID_P) "byte,noalign,nopshm"
 
 /** Size of gasnet_register_value_t in bytes (a preprocessor literal). */
@@ -219,7 +239,7 @@ typedef struct {
 /** Handler-safe lock (see gasnet_hsl_lock()). */
 typedef struct {
     pthread_mutex_t lock_;
-    int held_;
+    void *owner_; /* the holding thread's mark, NULL when free */
 } gasnet_hsl_t;
 #define GASNET_HSL_INITIALIZER {PTHREAD_MUTEX_INITIALIZER, 0}
 
@@ -256,6 +276,20 @@ typedef void *gasnet_threadinfo_t;
  *                              would run on a second thread)
  */
 GASNETC_API int gasnet_init(int *argc, char ***argv);
+/* gasnet_init() as the client's thread model asks (the name carries it,
+ * so GASNET_PAR clients get Telemem's TELEMEM_THREAD_MULTIPLE). */
+GASNETC_API int gasnetc_init_seq(int *argc, char ***argv);
+GASNETC_API int gasnetc_init_parsync(int *argc, char ***argv);
+GASNETC_API int gasnetc_init_par(int *argc, char ***argv);
+#ifndef GASNETC_BUILDING_LIBGASNET
+#if GASNETC_THREADMODEL == 2
+#define gasnet_init gasnetc_init_par
+#elif GASNETC_THREADMODEL == 1
+#define gasnet_init gasnetc_init_parsync
+#else
+#define gasnet_init gasnetc_init_seq
+#endif
+#endif
 
 /**
  * Register the client's handlers, allocate this node's segment and
@@ -578,6 +612,42 @@ GASNETC_AM_FAMILY_(14)
 GASNETC_AM_FAMILY_(15)
 GASNETC_AM_FAMILY_(16)
 
+/* The variadic forms (gasnet_AMRequestShort(dest, handler, numargs, ...)
+ * and friends): numargs 32-bit arguments follow. */
+GASNETC_API int gasnetc_AMRequestShortV(gasnet_node_t dest,
+                                        gasnet_handler_t handler,
+                                        int numargs, ...);
+GASNETC_API int gasnetc_AMRequestMediumV(gasnet_node_t dest,
+                                         gasnet_handler_t handler,
+                                         void *source_addr, size_t nbytes,
+                                         int numargs, ...);
+GASNETC_API int gasnetc_AMRequestLongV(gasnet_node_t dest,
+                                       gasnet_handler_t handler,
+                                       void *source_addr, size_t nbytes,
+                                       void *dest_addr, int numargs, ...);
+GASNETC_API int gasnetc_AMRequestLongAsyncV(gasnet_node_t dest,
+                                            gasnet_handler_t handler,
+                                            void *source_addr, size_t nbytes,
+                                            void *dest_addr, int numargs, ...);
+GASNETC_API int gasnetc_AMReplyShortV(gasnet_token_t token,
+                                      gasnet_handler_t handler,
+                                      int numargs, ...);
+GASNETC_API int gasnetc_AMReplyMediumV(gasnet_token_t token,
+                                       gasnet_handler_t handler,
+                                       void *source_addr, size_t nbytes,
+                                       int numargs, ...);
+GASNETC_API int gasnetc_AMReplyLongV(gasnet_token_t token,
+                                     gasnet_handler_t handler,
+                                     void *source_addr, size_t nbytes,
+                                     void *dest_addr, int numargs, ...);
+#define gasnet_AMRequestShort gasnetc_AMRequestShortV
+#define gasnet_AMRequestMedium gasnetc_AMRequestMediumV
+#define gasnet_AMRequestLong gasnetc_AMRequestLongV
+#define gasnet_AMRequestLongAsync gasnetc_AMRequestLongAsyncV
+#define gasnet_AMReplyShort gasnetc_AMReplyShortV
+#define gasnet_AMReplyMedium gasnetc_AMReplyMediumV
+#define gasnet_AMReplyLong gasnetc_AMReplyLongV
+
 /**
  * Run the handlers of arrived messages and serve other nodes' puts and
  * gets (telemem_poll()); never blocks.  Not allowed in a handler or while
@@ -791,6 +861,13 @@ gasnet_wait_syncnb_valget(gasnet_valget_handle_t handle);
 /**@{*/
 #define GASNET_BARRIERFLAG_ANONYMOUS 1
 #define GASNET_BARRIERFLAG_MISMATCH 2
+/** One image per node: accepted and ignored. */
+#define GASNET_BARRIERFLAG_IMAGES 4
+/** An anonymous barrier that is known to match only anonymous ones:
+ *  treated as ANONYMOUS. */
+#define GASNETC_BARRIERFLAG_UNNAMED_ 8
+#define GASNET_BARRIERFLAG_UNNAMED                                          \
+    (GASNET_BARRIERFLAG_ANONYMOUS | GASNETC_BARRIERFLAG_UNNAMED_)
 
 GASNETC_API void gasnet_barrier_notify(int id, int flags);
 /** @retval GASNET_OK, GASNET_ERR_BARRIER_MISMATCH */
@@ -830,5 +907,9 @@ GASNETC_API int gasnet_set_waitmode(int wait_mode);
 #ifdef __cplusplus
 }
 #endif
+
+/* As in GASNet-1, gasnet.h brings the VIS and collectives interfaces. */
+#include "gasnet_vis.h"
+#include "gasnet_coll.h"
 
 #endif /* GASNET_H */

@@ -14,6 +14,9 @@
 #include "gasnet_tools.h"
 
 tlm_gasnet_t tlm_gasnet;
+TLM_GASNET_TLS tlm_gasnet_frame_t *tlm_gasnet_frame;
+TLM_GASNET_TLS int tlm_gasnet_hsl_held;
+TLM_GASNET_TLS unsigned tlm_gasnet_calls;
 
 /* The configuration, findable in the library and in statically linked
  * binaries ("strings | grep GASNetConfig"). */
@@ -104,7 +107,7 @@ int tlm_gasnet_error(int code, const char *what, const char *fmt, ...)
 
 void tlm_gasnet_context_fatal(const char *what)
 {
-    if (tlm_gasnet.frame)
+    if (tlm_gasnet_frame)
         tlm_gasnet_fatal(what, "called inside an active-message handler "
                                "(handlers may only reply, once)");
     tlm_gasnet_fatal(what, "called while holding a handler-safe lock "
@@ -178,10 +181,11 @@ static void on_exit_msg(telemem_am_token_t tok, void *payload, size_t bytes,
         tlm_gasnet.exit_seen[src] = 1;
         tlm_gasnet.exit_joined++;
     }
-    if (!tlm_gasnet.exiting && !tlm_gasnet.exit_pending) {
+    if (!tlm_gasnet.exiting &&
+        !__atomic_load_n(&tlm_gasnet.exit_pending, __ATOMIC_ACQUIRE)) {
         tlm_gasnet.exit_code = (int)args[0];
         tlm_gasnet.exit_pending_since = now_seconds();
-        tlm_gasnet.exit_pending = 1;
+        __atomic_store_n(&tlm_gasnet.exit_pending, 1, __ATOMIC_RELEASE);
     }
 }
 
@@ -243,7 +247,7 @@ void gasnet_exit(int exitcode)
     if (!tlm_gasnet.inited || tlm_gasnet.finalized)
         exit(exitcode);
     fflush(NULL);
-    if (exitcode != 0 || tlm_gasnet.frame || tlm_gasnet.hsl_held ||
+    if (exitcode != 0 || tlm_gasnet_frame || tlm_gasnet_hsl_held ||
         tlm_gasnet.exiting) {
         /* Non-zero: the launcher ends the other nodes with this status.
          * In a handler, under an HSL or during an exit nothing can be
@@ -256,7 +260,8 @@ void gasnet_exit(int exitcode)
 
 void tlm_gasnet_maybe_join_exit(void)
 {
-    if (now_seconds() - tlm_gasnet.exit_pending_since >= EXIT_GRACE)
+    if (__atomic_load_n(&tlm_gasnet.exit_pending, __ATOMIC_ACQUIRE) &&
+        now_seconds() - tlm_gasnet.exit_pending_since >= EXIT_GRACE)
         gasnet_exit(tlm_gasnet.exit_code);
 }
 
@@ -264,7 +269,7 @@ void tlm_gasnet_maybe_join_exit(void)
 static void exit_hook(void)
 {
     if (!tlm_gasnet.inited || tlm_gasnet.finalized || tlm_gasnet.exiting ||
-        tlm_gasnet.frame || tlm_gasnet.hsl_held)
+        tlm_gasnet_frame || tlm_gasnet_hsl_held)
         return;
     coordinated_exit();
 }
@@ -352,23 +357,35 @@ static bool progress_thread_on(void)
     return !(*p == 'n' || *p == 'N' || *p == '0' || strncmp(p, "off", 3) == 0);
 }
 
-int gasnet_init(int *argc, char ***argv)
+/* gasnet_init() of a client compiled in thread model @p model (0 SEQ, 1
+ * PARSYNC, 2 PAR): Telemem's thread level MULTIPLE for PAR (any client
+ * thread calls GASNet, handlers may run on any of them or on Telemem's
+ * progress thread), SERIALIZED for PARSYNC, SINGLE for SEQ. */
+static int init_model(int *argc, char ***argv, int model)
 {
     if (tlm_gasnet.inited || tlm_gasnet.finalized)
         return tlm_gasnet_error(GASNET_ERR_NOT_INIT, "gasnet_init",
                                 "called a second time");
-    int rc = telemem_initialize(argc, argv);
+    static const int level[3] = {TELEMEM_THREAD_SINGLE,
+                                 TELEMEM_THREAD_SERIALIZED,
+                                 TELEMEM_THREAD_MULTIPLE};
+    int provided = 0;
+    int rc = model == 0 ? telemem_initialize(argc, argv)
+                        : telemem_initialize_thread(argc, argv, level[model],
+                                                    &provided);
     if (rc != TELEMEM_OK)
         return tlm_gasnet_error(GASNET_ERR_RESOURCE, "gasnet_init",
                                 "telemem_initialize failed: %s",
                                 telemem_strerror(rc));
-    if (progress_thread_on()) {
+    if (model != 2 && progress_thread_on()) {
         telemem_finalize(); /* every node sees the same setting */
         return tlm_gasnet_error(GASNET_ERR_RESOURCE, "gasnet_init",
-                                "this libgasnet supports GASNET_SEQ only, "
-                                "where handlers run in the client's thread; "
-                                "unset TELEMEM_PROGRESS_THREAD");
+                                "handlers run in the client's thread in "
+                                "GASNET_SEQ and GASNET_PARSYNC; unset "
+                                "TELEMEM_PROGRESS_THREAD or build the "
+                                "client with GASNET_PAR");
     }
+    tlm_gasnet.threadmodel = model;
     tlm_gasnet.mynode = telemem_rank();
     tlm_gasnet.nodes = telemem_nranks();
     tlm_gasnet.spin_limit = DEFAULT_SPIN_LIMIT;
@@ -401,6 +418,26 @@ int gasnet_init(int *argc, char ***argv)
     if (!hooked && atexit(exit_hook) == 0)
         hooked = true;
     return GASNET_OK;
+}
+
+int gasnet_init(int *argc, char ***argv)
+{
+    return init_model(argc, argv, 0);
+}
+
+int gasnetc_init_seq(int *argc, char ***argv)
+{
+    return init_model(argc, argv, 0);
+}
+
+int gasnetc_init_parsync(int *argc, char ***argv)
+{
+    return init_model(argc, argv, 1);
+}
+
+int gasnetc_init_par(int *argc, char ***argv)
+{
+    return init_model(argc, argv, 2);
 }
 
 int gasnet_attach(gasnet_handlerentry_t *table, int numentries,

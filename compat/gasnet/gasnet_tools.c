@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <string.h>
 #include <strings.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <unistd.h>
 #if defined(__GLIBC__)
@@ -438,4 +440,66 @@ int gasnett_print_backtrace_ifenabled(int fd)
 void gasnett_backtrace_init(const char *exename)
 {
     (void)exename;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Zero-byte counting, limits, signals, aligned memory */
+
+size_t gasnett_count0s(const void *src, size_t len)
+{
+    const unsigned char *p = src;
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += p[i] == 0;
+    return n;
+}
+
+size_t gasnett_count0s_copy(void *dst, const void *src, size_t len)
+{
+    if (len)
+        memcpy(dst, src, len);
+    return gasnett_count0s(dst, len);
+}
+
+int gasnett_maximize_rlimits(void)
+{
+    static const int res[] = {RLIMIT_AS, RLIMIT_DATA, RLIMIT_STACK,
+                              RLIMIT_NOFILE, RLIMIT_NPROC, RLIMIT_RSS,
+                              RLIMIT_MEMLOCK, RLIMIT_CORE};
+    int changed = 0;
+    for (size_t i = 0; i < sizeof res / sizeof res[0]; i++) {
+        struct rlimit r;
+        if (getrlimit(res[i], &r) != 0 || r.rlim_cur == r.rlim_max)
+            continue;
+        r.rlim_cur = r.rlim_max;
+        if (setrlimit(res[i], &r) == 0)
+            changed = 1;
+    }
+    return changed;
+}
+
+gasnett_sighandlerfn_t gasnett_reghandler(int sigtocatch,
+                                          gasnett_sighandlerfn_t fp)
+{
+    gasnett_sighandlerfn_t old = signal(sigtocatch, fp);
+    if (old == SIG_ERR)
+        gasnett_fatalerror("gasnett_reghandler: cannot register a handler "
+                           "for signal %d", sigtocatch);
+    return old;
+}
+
+void *gasnett_malloc_aligned(size_t alignment, size_t size)
+{
+    void *p = NULL;
+    if (alignment < sizeof(void *))
+        alignment = sizeof(void *);
+    if (posix_memalign(&p, alignment, size ? size : 1) != 0)
+        gasnett_fatalerror("gasnett_malloc_aligned(%zu, %zu): out of memory",
+                           alignment, size);
+    return p;
+}
+
+void gasnett_free_aligned(void *ptr)
+{
+    free(ptr);
 }

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "gasnet_config.h"
+#include "gasnet_basic.h"
 
 #if defined(__GNUC__)
 #define GASNETT_API_ __attribute__((visibility("default")))
@@ -68,8 +68,6 @@ extern "C" {
 #define GASNETT_WARN_UNUSED_RESULT __attribute__((warn_unused_result))
 #define GASNETT_FORMAT_PRINTF(fn, fmtarg, firstvararg, declarator)          \
     __attribute__((format(printf, fmtarg, firstvararg))) declarator
-#define GASNETT_PREDICT_TRUE(x) __builtin_expect(!!(x), 1)
-#define GASNETT_PREDICT_FALSE(x) __builtin_expect(!!(x), 0)
 #else
 #define GASNETT_INLINE(fnname) static inline
 #define GASNETT_NEVER_INLINE(fnname, declarator) declarator
@@ -85,8 +83,6 @@ extern "C" {
 #define GASNETT_DEPRECATED
 #define GASNETT_WARN_UNUSED_RESULT
 #define GASNETT_FORMAT_PRINTF(fn, fmtarg, firstvararg, declarator) declarator
-#define GASNETT_PREDICT_TRUE(x) (x)
-#define GASNETT_PREDICT_FALSE(x) (x)
 #endif
 #define GASNETT_CURRENT_FUNCTION __func__
 #ifdef __cplusplus
@@ -492,6 +488,65 @@ static inline void gasnett_trace_printf_noop_(const char *fmt, ...)
 #define GASNETT_STATS_INIT(callbackfn) 0
 #define GASNETT_STATS_GETMASK() ""
 #define GASNETT_STATS_SETMASK(mask) ((void)0)
+
+
+/* ------------------------------------------------------------------------ */
+/** @name Platform facts, zero-byte counting, limits, signals */
+/**@{*/
+/** "cpu-vendor-os" of the build machine, as GASNet's configure names it. */
+#define GASNETT_SYSTEM_TUPLE GASNETI_SYSTEM_TUPLE
+/** log2(GASNETT_PAGESIZE). */
+#define GASNETT_PAGESHIFT GASNETI_PAGESHIFT
+/** Most threads per process that may use GASNet at once (GASNET_PAR). */
+#define GASNETT_MAX_THREADS GASNETI_MAX_THREADS
+
+/** Number of zero bytes in [src, src+len). */
+GASNETT_API_ size_t gasnett_count0s(const void *src, size_t len);
+/** memcpy(dst, src, len) and the number of zero bytes copied. */
+GASNETT_API_ size_t gasnett_count0s_copy(void *dst, const void *src,
+                                         size_t len);
+/** Zero bytes in one integer. */
+static inline int gasnett_count0s_uint64_t(uint64_t x)
+{
+    int n = 0;
+    for (int i = 0; i < 8; i++, x >>= 8)
+        n += (x & 0xFFu) == 0;
+    return n;
+}
+static inline int gasnett_count0s_uint32_t(uint32_t x)
+{
+    return gasnett_count0s_uint64_t(x) - 4;
+}
+#if UINTPTR_MAX > 0xFFFFFFFFu
+#define gasnett_count0s_uintptr_t(x) gasnett_count0s_uint64_t((uint64_t)(x))
+#else
+#define gasnett_count0s_uintptr_t(x) gasnett_count0s_uint32_t((uint32_t)(x))
+#endif
+
+/** Raise this process's soft resource limits (address space, data, stack,
+ *  open files, processes...) to their hard limits; 1 if any changed. */
+GASNETT_API_ int gasnett_maximize_rlimits(void);
+
+typedef void (*gasnett_sighandlerfn_t)(int);
+/** signal(sigtocatch, fp): install a handler, return the old one. */
+GASNETT_API_ gasnett_sighandlerfn_t
+gasnett_reghandler(int sigtocatch, gasnett_sighandlerfn_t fp);
+
+/** Not provided over Telemem (segments come from telemem_malloc_all()):
+ *  a fatal error naming the call, as GASNet builds without mmap do. */
+#define gasnett_mmap(sz)                                                    \
+    (gasnett_fatalerror("gasnett_mmap(%lu) not available",                  \
+                        (unsigned long)(sz)), (void *)0)
+
+/** Aligned allocation (posix_memalign); fatal when memory is out. */
+GASNETT_API_ void *gasnett_malloc_aligned(size_t alignment, size_t size);
+GASNETT_API_ void gasnett_free_aligned(void *ptr);
+
+#define GASNETT_FAST_ALIGNED_MEMCPY(dst, src, nbytes)                       \
+    ((void)memcpy((dst), (src), (nbytes)))
+#define GASNETT_FAST_UNALIGNED_MEMCPY(dst, src, nbytes)                     \
+    ((void)memcpy((dst), (src), (nbytes)))
+/**@}*/
 
 #ifdef __cplusplus
 }
