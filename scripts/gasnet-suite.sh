@@ -93,6 +93,7 @@ build() {
     mak="$prefix/include/telemem-conduit/telemem-$model.mak"
     frag="$prefix/include/gasnet_tools-$model.mak"
     local log="$dir/$t.build.log" extra=""
+    : >"$log"
     case "$t" in
     testtools|testtoolscxx)
         local tm=$model; [ "$model" = parsync ] && tm=par
@@ -125,7 +126,7 @@ build() {
     testlogGP|testbarrierlate)
         # GASNet builds delay.o without optimisation
         $cc $cpp $(mkvar "$mak" GASNET_MISC_CFLAGS) -O0 -c \
-            -o "$dir/delay.o" "$src/delay.c" >"$log" 2>&1 || return 1
+            -o "$dir/delay.o" "$src/delay.c" >>"$log" 2>&1 || return 1
         extra="$dir/delay.o" ;;
     esac
     [ -f "$src/$t.$ext" ] || { echo "no $src/$t.$ext" >>"$log"; return 1; }
@@ -156,7 +157,7 @@ runone() {
             timeout "$timeout" "./$t" $args
         elif [ "$t" = testenv ]; then
             "$run" -n "$n" --timeout "$timeout" "./$t" \
-                GASNet is '"Global Address Space Networking"'
+                GASNet is "Global Address Space Networking"
         else
             # shellcheck disable=SC2086
             "$run" -n "$n" --timeout "$timeout" "./$t" $args

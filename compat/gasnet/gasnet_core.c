@@ -406,6 +406,8 @@ static int init_model(int *argc, char ***argv, int model)
         rc = tlm_gasnet_barrier_init();
     if (rc == TELEMEM_OK)
         rc = tlm_gasnet_extended_init();
+    if (rc == TELEMEM_OK)
+        rc = tlm_gasnet_coll_init();
     if (rc != TELEMEM_OK)
         tlm_gasnet_fatal("gasnet_init", "cannot install GASNet's handlers: "
                          "%s", telemem_strerror(rc));

@@ -29,6 +29,7 @@ enum {
     TLM_GASNET_AM_BARRIER = 3,    /* barrier notify */
     TLM_GASNET_AM_MEMSET = 4,     /* remote memset request */
     TLM_GASNET_AM_MEMSET_ACK = 5, /* its completion */
+    TLM_GASNET_AM_COLL = 6,       /* a collective's point-to-point data */
     TLM_GASNET_AM_FIRST_CLIENT = 128
 };
 
@@ -152,6 +153,7 @@ int tlm_gasnet_barrier_init(void);
 void tlm_gasnet_barrier_fini(void);
 int tlm_gasnet_extended_init(void);
 void tlm_gasnet_extended_fini(void);
+int tlm_gasnet_coll_init(void);
 void tlm_gasnet_coll_fini(void);
 
 #endif

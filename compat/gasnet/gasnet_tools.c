@@ -209,7 +209,9 @@ static int parse_size(const char *str, uint64_t mult, int64_t *out)
         end++;
     uint64_t scale = 1;
     int suffix = 0;
-    if (*end) {
+    if ((*end == 'b' || *end == 'B') && !end[1] && mult) {
+        suffix = 1; /* "0 B": plain bytes, as gasnett_format_number writes */
+    } else if (*end) {
         const char *units = "KMGT";
         const char *u = strchr(units, toupper((unsigned char)*end));
         if (!u || !mult)
@@ -502,4 +504,67 @@ void *gasnett_malloc_aligned(size_t alignment, size_t size)
 void gasnett_free_aligned(void *ptr)
 {
     free(ptr);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Self-test */
+
+void gasnett_diagnostic_gethandlers(gasnet_handlerentry_t **htable,
+                                    int *htable_cnt)
+{
+    if (htable)
+        *htable = NULL;
+    if (htable_cnt)
+        *htable_cnt = 0;
+}
+
+int gasnett_run_diagnostics(int iters, int threadcnt,
+                            const char *testsections,
+                            gasnet_seginfo_t const *seginfo)
+{
+    (void)threadcnt;
+    (void)testsections;
+    int errs = 0;
+    gasnet_node_t me = gasnet_mynode(), n = gasnet_nodes();
+    gasnet_node_t next = (me + 1) % n, prev = (me + n - 1) % n;
+    size_t len = 65536;
+    if (!seginfo || seginfo[next].size < len || seginfo[me].size < len)
+        len = seginfo ? (size_t)seginfo[me].size : 0;
+    for (gasnet_node_t i = 0; seginfo && i < n; i++)
+        if (seginfo[i].size < len)
+            len = (size_t)seginfo[i].size;
+    len &= ~(size_t)7;
+    uint64_t *buf = malloc(len ? len : 8);
+    if (!buf)
+        gasnett_fatalerror("gasnett_run_diagnostics: out of memory");
+    size_t nw = len / 8;
+    gasnett_atomic_t a = gasnett_atomic_init(0);
+    for (int it = 0; it < iters && len; it++) {
+        for (size_t w = 0; w < nw; w++)
+            buf[w] = ((uint64_t)me << 48) ^ ((uint64_t)it << 24) ^ w;
+        gasnet_put(next, seginfo[next].addr, buf, len);
+        gasnet_barrier_notify(it, 0);
+        errs += gasnet_barrier_wait(it, 0) != GASNET_OK;
+        const uint64_t *mine = seginfo[me].addr;
+        for (size_t w = 0; w < nw; w++)
+            if (mine[w] != (((uint64_t)prev << 48) ^ ((uint64_t)it << 24) ^ w)) {
+                errs++;
+                break;
+            }
+        gasnet_get(buf, next, seginfo[next].addr, len);
+        if (buf[nw - 1] != (((uint64_t)me << 48) ^ ((uint64_t)it << 24) ^
+                            (nw - 1)))
+            errs++;
+        gasnett_atomic_increment(&a, 0);
+        gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
+        errs += gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS) !=
+                GASNET_OK;
+    }
+    if (gasnett_atomic_read(&a, 0) != (gasnett_atomic_val_t)(len ? iters : 0))
+        errs++;
+    free(buf);
+    if (errs)
+        fprintf(stderr, "gasnett_run_diagnostics: %d errors on node %u\n",
+                errs, (unsigned)me);
+    return errs;
 }

@@ -542,6 +542,24 @@ gasnett_reghandler(int sigtocatch, gasnett_sighandlerfn_t fp);
 GASNETT_API_ void *gasnett_malloc_aligned(size_t alignment, size_t size);
 GASNETT_API_ void gasnett_free_aligned(void *ptr);
 
+#if defined(_INCLUDED_GASNET_H)
+/**
+ * libgasnet's self-test (collective, after gasnet_attach()): @p iters
+ * rounds of puts and gets of patterns into the next node's segment (the
+ * first 64 KiB of seginfo[next], which the test overwrites), memsets,
+ * atomics and barriers, each checked; @p threadcnt, @p testsections are
+ * accepted and not used.  Returns the number of errors found (also
+ * printed).
+ */
+GASNETT_API_ int gasnett_run_diagnostics(int iters, int threadcnt,
+                                         const char *testsections,
+                                         gasnet_seginfo_t const *seginfo);
+/** The handlers gasnett_run_diagnostics() needs: none (*htable NULL,
+ *  *htable_cnt 0). */
+GASNETT_API_ void gasnett_diagnostic_gethandlers(gasnet_handlerentry_t **htable,
+                                                int *htable_cnt);
+#endif
+
 #define GASNETT_FAST_ALIGNED_MEMCPY(dst, src, nbytes)                       \
     ((void)memcpy((dst), (src), (nbytes)))
 #define GASNETT_FAST_UNALIGNED_MEMCPY(dst, src, nbytes)                     \
