@@ -807,6 +807,12 @@ GASNETC_API int gasnet_try_syncnbi_gets(void);
 GASNETC_API int gasnet_try_syncnbi_puts(void);
 GASNETC_API int gasnet_try_syncnbi_all(void);
 
+/** The _nopoll tries of later GASNet-1 releases: as the try forms (which
+ *  poll once; completing sooner is allowed). */
+#define gasnet_try_syncnb_nopoll(h) gasnet_try_syncnb(h)
+#define gasnet_try_syncnb_some_nopoll(ph, n) gasnet_try_syncnb_some((ph), (n))
+#define gasnet_try_syncnb_all_nopoll(ph, n) gasnet_try_syncnb_all((ph), (n))
+
 /** Start an access region: until gasnet_end_nbi_accessregion(), nbi
  *  operations are tracked individually.  Regions do not nest (fatal). */
 GASNETC_API void gasnet_begin_nbi_accessregion(void);
@@ -886,8 +892,15 @@ GASNETC_API int gasnet_barrier_result(int *id);
 /* ------------------------------------------------------------------------ */
 /** @name Threads and waiting */
 /**@{*/
-/* No per-thread state in GASNET_SEQ: the macros cost nothing. */
+/* GASNET_SEQ has no per-thread state: the macros cost nothing.  In
+ * GASNET_PAR and GASNET_PARSYNC each thread gets its own non-NULL handle
+ * (nothing needs it here; clients compare them). */
+GASNETC_API gasnet_threadinfo_t gasnetc_threadinfo(void);
+#if GASNETC_THREADMODEL == 0
 #define GASNET_GET_THREADINFO() ((gasnet_threadinfo_t)0)
+#else
+#define GASNET_GET_THREADINFO() gasnetc_threadinfo()
+#endif
 #define GASNET_POST_THREADINFO(info) ((void)sizeof(info))
 #define GASNET_BEGIN_FUNCTION() GASNET_POST_THREADINFO(GASNET_GET_THREADINFO())
 

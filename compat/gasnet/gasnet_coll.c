@@ -25,6 +25,8 @@ struct gasnete_coll_team {
     int bar_inside;
     uint32_t bar_seq;
     int bar_id, bar_flags;
+    int bar_named; /* result of the last team barrier */
+    int32_t bar_value;
     struct gasnete_coll_team *next;
 };
 static struct gasnete_coll_team team_all = {0};
@@ -173,6 +175,9 @@ static void recv_into(const char *what, const struct gasnete_coll_team *t,
 
 #define KNOWN_COLL_FLAGS                                                    \
     (GASNET_COLL_SYNC_FLAG_MASK | GASNET_COLL_SINGLE | GASNET_COLL_LOCAL |  \
+     GASNET_COLL_REDUCE_OP_SUM | GASNET_COLL_REDUCE_OP_MAX |                \
+     GASNET_COLL_REDUCE_OP_MIN | GASNET_COLL_REDUCE_OP_CUSTOM |             \
+     GASNET_COLL_INCLUSIVE_SCAN | GASNET_COLL_EXCLUSIVE_SCAN |              \
      GASNET_COLL_AGGREGATE | GASNET_COLL_FIXED_THREADS_PER_NODE |           \
      GASNET_COLL_DST_IN_SEGMENT | GASNET_COLL_SRC_IN_SEGMENT |              \
      GASNET_COLL_DISABLE_AUTOTUNE | GASNET_COLL_NO_IMAGES)
@@ -409,6 +414,8 @@ static int team_finish(const char *what, struct gasnete_coll_team *t,
         }
     }
     t->bar_inside = 0;
+    t->bar_named = named;
+    t->bar_value = value;
     if (mismatch || (flags & GASNET_BARRIERFLAG_MISMATCH) ||
         (!(flags & GASNET_BARRIERFLAG_ANONYMOUS) && named && value != id))
         return GASNET_ERR_BARRIER_MISMATCH;
@@ -463,6 +470,21 @@ int gasnet_coll_barrier(gasnet_team_handle_t team, int id, int flags)
 {
     gasnet_coll_barrier_notify(team, id, flags);
     return gasnet_coll_barrier_wait(team, id, flags);
+}
+
+int gasnet_coll_barrier_result(gasnet_team_handle_t team, int *id)
+{
+    static const char what[] = "gasnet_coll_barrier_result";
+    if (check_team(what, team) == &team_all)
+        return gasnet_barrier_result(id);
+    if (!id)
+        tlm_gasnet_fatal(what, "id is NULL");
+    if (team->bar_inside)
+        tlm_gasnet_fatal(what, "called between notify and wait");
+    if (!team->bar_named)
+        return 1;
+    *id = (int)team->bar_value;
+    return 0;
 }
 
 /* ---- data movement ------------------------------------------------------- */
@@ -555,6 +577,36 @@ static void do_reduce(const char *what, gasnet_team_handle_t team,
                               elem_size, (int)C.fns[func].flags, func_arg);
             free(p);
         }
+    }
+    sync_out(what, t, flags);
+}
+
+static void do_scan(const char *what, gasnet_team_handle_t team, void *dst,
+                    void *src, size_t elem_size, size_t elem_count,
+                    gasnet_coll_fn_handle_t func, int func_arg, int flags)
+{
+    struct gasnete_coll_team *t = team;
+    size_t nbytes = elem_size * elem_count;
+    if (func < 0 || (size_t)func >= C.nfns || !C.fns[func].fnptr)
+        tlm_gasnet_fatal(what, "no reduction function %d (gasnet_coll_init "
+                         "registered %zu)", (int)func, C.nfns);
+    int last = (flags & GASNET_COLL_EXCLUSIVE_SCAN) ? t->myrank - 1
+                                                    : t->myrank;
+    uint32_t seq = t->seq++;
+    for (int r = t->myrank + ((flags & GASNET_COLL_EXCLUSIVE_SCAN) ? 1 : 0);
+         r < t->size; r++)
+        send_to(what, t, r, seq, src, nbytes);
+    for (int r = 0; r <= last; r++) {
+        pend_t *p = recv_msg(what, t, r, seq);
+        if (p->len != nbytes)
+            tlm_gasnet_fatal(what, "team rank %d sent %zu bytes, %zu "
+                             "expected", r, p->len, nbytes);
+        if (r == 0)
+            memcpy(dst, p->data, nbytes);
+        else
+            C.fns[func].fnptr(dst, elem_count, dst, elem_count, p->data,
+                              elem_size, (int)C.fns[func].flags, func_arg);
+        free(p);
     }
     sync_out(what, t, flags);
 }
@@ -824,6 +876,65 @@ gasnet_coll_reduceM_nb(gasnet_team_handle_t team, gasnet_image_t dstimage,
               (char *)mine(what, t, srclist, flags) + src_offset, elem_size,
               elem_count, func, func_arg, flags);
     return GASNET_COLL_INVALID_HANDLE;
+}
+
+void gasnet_coll_scan(gasnet_team_handle_t team, void *dst, size_t dst_blksz,
+                      size_t dst_offset, void *src, size_t src_blksz,
+                      size_t src_offset, size_t elem_size, size_t elem_count,
+                      gasnet_coll_fn_handle_t func, int func_arg, int flags)
+{
+    (void)dst_blksz;
+    (void)src_blksz;
+    struct gasnete_coll_team *t = check_coll("gasnet_coll_scan", team, flags);
+    do_scan("gasnet_coll_scan", t, (char *)dst + dst_offset,
+            (char *)src + src_offset, elem_size, elem_count, func, func_arg,
+            flags);
+}
+
+gasnet_coll_handle_t
+gasnet_coll_scan_nb(gasnet_team_handle_t team, void *dst, size_t dst_blksz,
+                    size_t dst_offset, void *src, size_t src_blksz,
+                    size_t src_offset, size_t elem_size, size_t elem_count,
+                    gasnet_coll_fn_handle_t func, int func_arg, int flags)
+{
+    gasnet_coll_scan(team, dst, dst_blksz, dst_offset, src, src_blksz,
+                     src_offset, elem_size, elem_count, func, func_arg,
+                     flags);
+    return GASNET_COLL_INVALID_HANDLE;
+}
+
+void gasnet_coll_scanM(gasnet_team_handle_t team, void *const dstlist[],
+                       size_t dst_blksz, size_t dst_offset,
+                       void *const srclist[], size_t src_blksz,
+                       size_t src_offset, size_t elem_size, size_t elem_count,
+                       gasnet_coll_fn_handle_t func, int func_arg, int flags)
+{
+    static const char what[] = "gasnet_coll_scanM";
+    (void)dst_blksz;
+    (void)src_blksz;
+    struct gasnete_coll_team *t = check_coll(what, team, flags);
+    do_scan(what, t, (char *)mine(what, t, dstlist, flags) + dst_offset,
+            (char *)mine(what, t, srclist, flags) + src_offset, elem_size,
+            elem_count, func, func_arg, flags);
+}
+
+gasnet_coll_handle_t
+gasnet_coll_scanM_nb(gasnet_team_handle_t team, void *const dstlist[],
+                     size_t dst_blksz, size_t dst_offset,
+                     void *const srclist[], size_t src_blksz,
+                     size_t src_offset, size_t elem_size, size_t elem_count,
+                     gasnet_coll_fn_handle_t func, int func_arg, int flags)
+{
+    gasnet_coll_scanM(team, dstlist, dst_blksz, dst_offset, srclist,
+                      src_blksz, src_offset, elem_size, elem_count, func,
+                      func_arg, flags);
+    return GASNET_COLL_INVALID_HANDLE;
+}
+
+void gasnet_coll_loadTuningState(char *filename, gasnet_team_handle_t team)
+{
+    (void)filename;
+    (void)team;
 }
 
 /* ---- completion and diagnostics ------------------------------------------ */

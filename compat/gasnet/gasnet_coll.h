@@ -50,6 +50,13 @@ extern "C" {
 #define GASNET_COLL_FIXED_THREADS_PER_NODE (1 << 9)
 #define GASNET_COLL_DST_IN_SEGMENT (1 << 10)
 #define GASNET_COLL_SRC_IN_SEGMENT (1 << 11)
+/** Reduction hints and scan kinds. */
+#define GASNET_COLL_REDUCE_OP_SUM (1 << 12)
+#define GASNET_COLL_REDUCE_OP_MAX (1 << 13)
+#define GASNET_COLL_REDUCE_OP_MIN (1 << 14)
+#define GASNET_COLL_REDUCE_OP_CUSTOM (1 << 15)
+#define GASNET_COLL_INCLUSIVE_SCAN (1 << 16)
+#define GASNET_COLL_EXCLUSIVE_SCAN (1 << 17)
 #define GASNET_COLL_DISABLE_AUTOTUNE (1 << 18)
 #define GASNET_COLL_NO_IMAGES (1 << 19)
 
@@ -229,6 +236,38 @@ gasnet_coll_reduceM_nb(gasnet_team_handle_t team, gasnet_image_t dstimage,
                        size_t elem_count, gasnet_coll_fn_handle_t func,
                        int func_arg, int flags);
 
+/**
+ * Prefix reduction: member r's @p dst + @p dst_offset receives the
+ * combination (as in gasnet_coll_reduce()) of members 0..r's elements at
+ * src + src_offset (GASNET_COLL_EXCLUSIVE_SCAN: 0..r-1; member 0's dst is
+ * then left alone).  The block sizes are not used.
+ */
+GASNETC_API void gasnet_coll_scan(gasnet_team_handle_t team, void *dst,
+                                  size_t dst_blksz, size_t dst_offset,
+                                  void *src, size_t src_blksz,
+                                  size_t src_offset, size_t elem_size,
+                                  size_t elem_count,
+                                  gasnet_coll_fn_handle_t func, int func_arg,
+                                  int flags);
+GASNETC_API gasnet_coll_handle_t
+gasnet_coll_scan_nb(gasnet_team_handle_t team, void *dst, size_t dst_blksz,
+                    size_t dst_offset, void *src, size_t src_blksz,
+                    size_t src_offset, size_t elem_size, size_t elem_count,
+                    gasnet_coll_fn_handle_t func, int func_arg, int flags);
+GASNETC_API void gasnet_coll_scanM(gasnet_team_handle_t team,
+                                   void *const dstlist[], size_t dst_blksz,
+                                   size_t dst_offset, void *const srclist[],
+                                   size_t src_blksz, size_t src_offset,
+                                   size_t elem_size, size_t elem_count,
+                                   gasnet_coll_fn_handle_t func, int func_arg,
+                                   int flags);
+GASNETC_API gasnet_coll_handle_t
+gasnet_coll_scanM_nb(gasnet_team_handle_t team, void *const dstlist[],
+                     size_t dst_blksz, size_t dst_offset,
+                     void *const srclist[], size_t src_blksz,
+                     size_t src_offset, size_t elem_size, size_t elem_count,
+                     gasnet_coll_fn_handle_t func, int func_arg, int flags);
+
 /** Completion of _nb collectives (all complete at once here). */
 GASNETC_API int gasnet_coll_try_sync(gasnet_coll_handle_t handle);
 GASNETC_API void gasnet_coll_wait_sync(gasnet_coll_handle_t handle);
@@ -251,6 +290,9 @@ GASNETC_API int gasnet_coll_barrier_wait(gasnet_team_handle_t team, int id,
                                          int flags);
 GASNETC_API int gasnet_coll_barrier(gasnet_team_handle_t team, int id,
                                     int flags);
+/** As gasnet_barrier_result() for the team's last barrier. */
+GASNETC_API int gasnet_coll_barrier_result(gasnet_team_handle_t team,
+                                           int *id);
 
 /** Autotuner and profile dumps of GASNet's reference collectives: there
  *  is no tuner here, so they write nothing (see docs/gasnet.md). */
@@ -258,6 +300,8 @@ GASNETC_API void gasnet_coll_dumpTuningState(char *filename,
                                              gasnet_team_handle_t team);
 GASNETC_API void gasnet_coll_dumpProfile(char *filename,
                                          gasnet_team_handle_t team);
+GASNETC_API void gasnet_coll_loadTuningState(char *filename,
+                                             gasnet_team_handle_t team);
 
 #ifdef __cplusplus
 }

@@ -247,6 +247,14 @@ void gasnet_exit(int exitcode)
     if (!tlm_gasnet.inited || tlm_gasnet.finalized)
         exit(exitcode);
     fflush(NULL);
+    /* GASNET_PAR: the first thread to exit with 0 coordinates; another
+     * one waits for it to end the process. */
+    static int claimed;
+    if (exitcode == 0 && !tlm_gasnet_frame && !tlm_gasnet_hsl_held &&
+        __atomic_exchange_n(&claimed, 1, __ATOMIC_ACQ_REL) &&
+        !tlm_gasnet.exiting)
+        for (;;)
+            pause();
     if (exitcode != 0 || tlm_gasnet_frame || tlm_gasnet_hsl_held ||
         tlm_gasnet.exiting) {
         /* Non-zero: the launcher ends the other nodes with this status.
@@ -420,6 +428,11 @@ static int init_model(int *argc, char ***argv, int model)
     if (!hooked && atexit(exit_hook) == 0)
         hooked = true;
     return GASNET_OK;
+}
+
+gasnet_threadinfo_t gasnetc_threadinfo(void)
+{
+    return (gasnet_threadinfo_t)&tlm_gasnet_calls;
 }
 
 int gasnet_init(int *argc, char ***argv)

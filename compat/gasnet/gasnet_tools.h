@@ -560,6 +560,40 @@ GASNETT_API_ void gasnett_diagnostic_gethandlers(gasnet_handlerentry_t **htable,
                                                 int *htable_cnt);
 #endif
 
+/* Small helpers GASNet's tools header also offers. */
+#if defined(_INCLUDED_GASNET_H)
+#define GASNETT_THREAD_MODEL GASNETC_THREADMODEL_STR
+#elif defined(GASNETT_THREAD_SINGLE)
+#define GASNETT_THREAD_MODEL "SINGLE"
+#else
+#define GASNETT_THREAD_MODEL "SAFE"
+#endif
+#define GASNETT_CONFIGURE_MISMATCH 0
+#define GASNETT_DEBUG_CONFIG nodebug
+#define GASNETT_PTR_CONFIG _CONCAT(SIZEOF_VOID_P, byte)
+#define GASNETT_PLATFORM_COMPILER_IDSTR PLATFORM_COMPILER_IDSTR
+#define GASNETT_PLATFORM_COMPILER_FAMILYID PLATFORM_COMPILER_FAMILYID
+#define GASNETT_PLATFORM_COMPILER_ID PLATFORM_COMPILER_ID
+#define GASNETT_PLATFORM_COMPILER_VERSION PLATFORM_COMPILER_VERSION
+#if defined(__GNUC__)
+#define GASNETT_UNUSED __attribute__((unused))
+#define GASNETT_ALWAYS_INLINE(fnname) __attribute__((always_inline))
+#define gasnett_constant_p(expr) __builtin_constant_p(expr)
+#else
+#define GASNETT_UNUSED
+#define GASNETT_ALWAYS_INLINE(fnname)
+#define gasnett_constant_p(expr) 0
+#endif
+#define GASNETT_PUREP(fnpointer)
+#define GASNETT_CONSTP(fnpointer)
+#define GASNETT_MALLOCP(fnpointer)
+#define gasnett_current_loc "unknown location"
+/** Flush and close stdout and stderr. */
+#define gasnett_close_streams() ((void)fflush(NULL))
+/** No debugger freeze here (GASNET_FREEZE is not read). */
+#define gasnett_freezeForDebuggerNow(val, name) ((void)(val), (void)(name))
+#define gasnett_freezeForDebuggerErr() ((void)0)
+
 #define GASNETT_FAST_ALIGNED_MEMCPY(dst, src, nbytes)                       \
     ((void)memcpy((dst), (src), (nbytes)))
 #define GASNETT_FAST_UNALIGNED_MEMCPY(dst, src, nbytes)                     \

@@ -1,7 +1,7 @@
 /* gt_collm.c - the GASNet-1 collectives beyond gt_coll.c: the M
  * (multi-address) forms in SINGLE and LOCAL mode, their _nb forms,
  * reductions (registered functions, every root, sum/max with an argument,
- * M and _nb), team_split into row and column teams with collectives and
+ * M and _nb), inclusive and exclusive scans, team_split into row and column teams with collectives and
  * named barriers (and a mismatch) on them, and gasnet_coll_barrier. */
 #include <gasnet_coll.h>
 
@@ -110,6 +110,29 @@ int main(int argc, char **argv)
                           val(r, (size_t)gt_me * NE + i), "exchangeM_nb");
     }
 
+    /* Scans: inclusive and exclusive sums. */
+    for (int ex = 0; ex < 2; ex++) {
+        int64_t sc[NE];
+        for (size_t i = 0; i < NE; i++) {
+            src[i] = val(gt_me, i);
+            sc[i] = -1;
+        }
+        int sflags = GASNET_COLL_IN_MYSYNC | GASNET_COLL_OUT_MYSYNC |
+                     GASNET_COLL_LOCAL |
+                     (ex ? GASNET_COLL_EXCLUSIVE_SCAN
+                         : GASNET_COLL_INCLUSIVE_SCAN);
+        gasnet_coll_wait_sync(gasnet_coll_scan_nb(
+            GASNET_TEAM_ALL, sc, 0, 0, src, 0, 0, sizeof(int64_t), NE, 0, 0,
+            sflags));
+        for (size_t i = 0; i < NE; i++) {
+            int64_t want = 0;
+            for (int r = 0; r < gt_me + !ex; r++)
+                want += val(r, i);
+            GT_ASSERT((ex && gt_me == 0) ? sc[i] == -1 : sc[i] == want,
+                      "scan (exclusive %d)", ex);
+        }
+    }
+
     /* Teams: rows of 2 nodes and columns. */
     int ncols = n > 1 ? 2 : 1;
     int row = gt_me / ncols, col = gt_me % ncols;
@@ -130,6 +153,9 @@ int main(int argc, char **argv)
             GT_ASSERT(all[r] == (row * ncols + r) * 100 + it, "row gather");
         gasnet_coll_barrier_notify(rt, it, 0);
         GT_SAFE(gasnet_coll_barrier_wait(rt, it, 0));
+        int got = -1;
+        GT_ASSERT(gasnet_coll_barrier_result(rt, &got) == 0 && got == it,
+                  "team barrier result");
         int64_t b = gt_me;
         gasnet_coll_broadcast(ct, &b, 0, &b, sizeof b, flags);
         GT_ASSERT(b == col, "column broadcast");
