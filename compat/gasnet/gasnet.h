@@ -1,7 +1,8 @@
 /* gasnet.h - the GASNet-1 API (specification v1.8 plus the later GASNet-1
  * additions clients use) implemented over Telemem: the public declarations
- * of libgasnet, the only header a GASNet-1 client includes (with
- * gasnet_tools.h and gasnet_coll.h). */
+ * of libgasnet, the header a GASNet-1 client includes (it brings
+ * gasnet_basic.h, gasnet_vis.h and gasnet_coll.h; gasnet_tools.h beside
+ * it). */
 #ifndef GASNET_H
 #define GASNET_H
 #define _INCLUDED_GASNET_H
@@ -22,11 +23,12 @@
  * call.  A node that computes for a long time should call gasnet_AMPoll()
  * now and then.
  *
- * Threads.  Only GASNET_SEQ is supported: one thread per process calls
- * GASNet, and handlers run in that thread (gasnet_init() refuses Telemem's
- * progress thread, TELEMEM_PROGRESS_THREAD).  Defining GASNET_PAR or
- * GASNET_PARSYNC is a compile-time error.  When none of the three is
- * defined, GASNET_SEQ is assumed.
+ * Threads.  GASNET_SEQ (the default), GASNET_PAR and GASNET_PARSYNC, chosen
+ * by the client's -D flag (gasnet-seq.pc, gasnet-par.pc, telemem-<model>.mak);
+ * one library serves all three: gasnet_init names the model.  Under SEQ and
+ * PARSYNC handlers run in the calling thread inside GASNet calls (Telemem's
+ * progress thread is refused); under PAR any thread may call anything and
+ * handlers run on whichever thread polls, one at a time.
  *
  * Errors.  Core API functions return GASNET_OK or a GASNET_ERR_* code and
  * print the cause on stderr.  As the specification says, errors in the
@@ -272,8 +274,9 @@ typedef void *gasnet_threadinfo_t;
  * @retval GASNET_ERR_NOT_INIT  called a second time
  * @retval GASNET_ERR_RESOURCE  Telemem could not start (its message says
  *                              why: bad TELEMEM_* setting, no launcher),
- *                              or TELEMEM_PROGRESS_THREAD is on (handlers
- *                              would run on a second thread)
+                              or TELEMEM_PROGRESS_THREAD is on in a SEQ
+                              or PARSYNC client (handlers would run on a
+ *                              second thread)
  */
 GASNETC_API int gasnet_init(int *argc, char ***argv);
 /* gasnet_init() as the client's thread model asks (the name carries it,
