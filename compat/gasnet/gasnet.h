@@ -274,8 +274,8 @@ typedef void *gasnet_threadinfo_t;
  * @retval GASNET_ERR_NOT_INIT  called a second time
  * @retval GASNET_ERR_RESOURCE  Telemem could not start (its message says
  *                              why: bad TELEMEM_* setting, no launcher),
-                              or TELEMEM_PROGRESS_THREAD is on in a SEQ
-                              or PARSYNC client (handlers would run on a
+ *                              or TELEMEM_PROGRESS_THREAD is on in a SEQ
+ *                              or PARSYNC client (handlers would run on a
  *                              second thread)
  */
 GASNETC_API int gasnet_init(int *argc, char ***argv);
