@@ -14,28 +14,56 @@
 #include "gasnet_coll.h"
 #include "gasnet_internal.h"
 
-struct gasnete_coll_team {
-    uint32_t id;
-    int size, myrank;
-    gasnet_node_t *nodes; /* rank -> node; NULL: the identity */
-    uint32_t seq;         /* collectives started on this team */
-    uint32_t nsplits;     /* splits of this team (for new ids) */
-    void *clientdata;
-    /* split-phase team barrier */
+/* Per image of this node: its collectives' sequence numbers and its
+ * split-phase team barrier. */
+typedef struct {
+    uint32_t seq;  /* collectives this image started on the team */
     int bar_inside;
     uint32_t bar_seq;
-    int bar_id, bar_flags;
     int bar_named; /* result of the last team barrier */
     int32_t bar_value;
+} img_t;
+
+/* A team's members are images: one per node, or (gasnet_coll_init with
+ * images) several per node, each a thread of a GASNET_PAR client. */
+struct gasnete_coll_team {
+    uint32_t id;
+    int size, myrank;     /* members; this node's (single-image teams) */
+    int multi;            /* several images per node */
+    int first_local, nlocal; /* this node's images */
+    gasnet_node_t *nodes; /* member -> node; NULL: the identity */
+    img_t *img;           /* nlocal entries */
+    uint32_t nsplits;     /* splits of this team (for new ids) */
+    void *clientdata;
     struct gasnete_coll_team *next;
 };
 static struct gasnete_coll_team team_all = {0};
+static img_t team_all_img1;
+
+/* This thread's image (gasnet_coll_init's my_image) in a team of
+ * several images per node. */
+static TLM_GASNET_TLS int tls_image;
+
+static inline int me_of(const struct gasnete_coll_team *t)
+{
+    return t->multi ? tls_image : t->myrank;
+}
+
+static inline img_t *img_of(const struct gasnete_coll_team *t)
+{
+    return &t->img[t->multi ? tls_image - t->first_local : 0];
+}
+
+static inline uint32_t next_seq(const struct gasnete_coll_team *t)
+{
+    return img_of(t)->seq++;
+}
 gasnet_team_handle_t gasnete_coll_team_all = &team_all;
 
-/* A message that arrived for (team id, seq) from team rank src. */
+/* A message that arrived for (team id, seq) from member src to dst. */
 typedef struct pend {
     uint32_t team, seq;
-    int src;
+    int src, dst;
     size_t len;
     struct pend *next;
     unsigned char data[];
@@ -73,8 +101,8 @@ void tlm_gasnet_coll_fini(void)
 
 /* ---- messages ------------------------------------------------------------ */
 
-static void pend_add(uint32_t team, uint32_t seq, int src, const void *data,
-                     size_t len)
+static void pend_add(uint32_t team, uint32_t seq, int src, int dst,
+                     const void *data, size_t len)
 {
     pend_t *p = malloc(sizeof *p + (len ? len : 1));
     if (!p)
@@ -83,6 +111,7 @@ static void pend_add(uint32_t team, uint32_t seq, int src, const void *data,
     p->team = team;
     p->seq = seq;
     p->src = src;
+    p->dst = dst;
     p->len = len;
     if (len)
         memcpy(p->data, data, len);
@@ -95,9 +124,9 @@ static void pend_add(uint32_t team, uint32_t seq, int src, const void *data,
 static void on_coll(telemem_am_token_t tok, void *payload, size_t bytes,
                     const uint32_t *args, unsigned nargs, void *ctx)
 {
-    if (nargs != 3)
+    if (nargs != 4)
         tlm_gasnet_fatal("gasnet_coll", "malformed collective message");
-    pend_add(args[0], args[1], (int)args[2], payload, bytes);
+    pend_add(args[0], args[1], (int)args[2], (int)args[3], payload, bytes);
 }
 
 int tlm_gasnet_coll_init(void)
@@ -107,9 +136,17 @@ int tlm_gasnet_coll_init(void)
 
 static void team_ready(void)
 {
-    if (team_all.size == 0) {
-        team_all.size = tlm_gasnet.nodes;
-        team_all.myrank = tlm_gasnet.mynode;
+    if (__atomic_load_n(&team_all.size, __ATOMIC_ACQUIRE) == 0) {
+        pthread_mutex_lock(&C_lock);
+        if (team_all.size == 0) {
+            team_all.myrank = tlm_gasnet.mynode;
+            team_all.first_local = tlm_gasnet.mynode;
+            team_all.nlocal = 1;
+            team_all.img = &team_all_img1;
+            __atomic_store_n(&team_all.size, tlm_gasnet.nodes,
+                             __ATOMIC_RELEASE);
+        }
+        pthread_mutex_unlock(&C_lock);
     }
 }
 
@@ -121,25 +158,27 @@ static inline gasnet_node_t node_of(const struct gasnete_coll_team *t, int r)
 static void send_to(const char *what, struct gasnete_coll_team *t, int rank,
                     uint32_t seq, const void *data, size_t len)
 {
-    if (rank == t->myrank) {
-        pend_add(t->id, seq, rank, data, len);
+    if (node_of(t, rank) == (gasnet_node_t)tlm_gasnet.mynode) {
+        pend_add(t->id, seq, me_of(t), rank, data, len);
         return;
     }
-    uint32_t args[3] = {t->id, seq, (uint32_t)t->myrank};
+    uint32_t args[4] = {t->id, seq, (uint32_t)me_of(t), (uint32_t)rank};
     int rc = telemem_am_request((int)node_of(t, rank), TLM_GASNET_AM_COLL,
-                                len ? data : NULL, len, args, 3);
+                                len ? data : NULL, len, args, 4);
     if (rc != TELEMEM_OK)
         tlm_gasnet_fatal(what, "cannot send to node %u: %s",
                          (unsigned)node_of(t, rank), telemem_strerror(rc));
 }
 
-/* Take the message (t, seq, src) if it is there. */
+/* Take the message (t, seq, src) to this image if it is there. */
 static pend_t *take(const struct gasnete_coll_team *t, uint32_t seq, int src)
 {
+    int me = me_of(t);
     pthread_mutex_lock(&C_lock);
     pend_t **pp = &C.pending;
     for (; *pp; pp = &(*pp)->next)
-        if ((*pp)->team == t->id && (*pp)->seq == seq && (*pp)->src == src)
+        if ((*pp)->team == t->id && (*pp)->seq == seq &&
+            (*pp)->src == src && (*pp)->dst == me)
             break;
     pend_t *p = *pp;
     if (p)
@@ -225,10 +264,19 @@ static void *mine(const char *what, const struct gasnete_coll_team *t,
 {
     if (!list)
         tlm_gasnet_fatal(what, "address list is NULL");
-    return (flags & GASNET_COLL_SINGLE) ? list[t->myrank] : list[0];
+    return (flags & GASNET_COLL_SINGLE) ? list[me_of(t)]
+                                        : list[me_of(t) - t->first_local];
 }
 
 static void team_sync(const char *what, struct gasnete_coll_team *t);
+
+/* IN_ALLSYNC: other members may still be writing this collective's
+ * sources (with puts) until they enter it. */
+static void sync_in(const char *what, struct gasnete_coll_team *t, int flags)
+{
+    if (flags & GASNET_COLL_IN_ALLSYNC)
+        team_sync(what, t);
+}
 
 static void sync_out(const char *what, struct gasnete_coll_team *t,
                      int flags)
@@ -240,6 +288,45 @@ static void sync_out(const char *what, struct gasnete_coll_team *t,
 
 /* ---- set-up and teams ---------------------------------------------------- */
 
+/* gasnet_coll_init with several images per node: GASNET_TEAM_ALL's
+ * members become the images (node-major), each calling thread one of this
+ * node's.  Every thread of the node calls it; the first sets the team up
+ * (before any collective, so no message of the team is pending yet). */
+static void multi_images(const char *what, const gasnet_image_t images[],
+                         gasnet_image_t my_image)
+{
+    pthread_mutex_lock(&C_lock);
+    if (!team_all.multi) {
+        int total = 0, first = 0;
+        for (int i = 0; i < tlm_gasnet.nodes; i++) {
+            if (i == tlm_gasnet.mynode)
+                first = total;
+            total += (int)images[i];
+        }
+        gasnet_node_t *map = malloc((size_t)total * sizeof *map);
+        img_t *img = calloc(images[tlm_gasnet.mynode], sizeof *img);
+        if (!map || !img)
+            tlm_gasnet_fatal(what, "out of memory for %d images", total);
+        for (int i = 0, k = 0; i < tlm_gasnet.nodes; i++)
+            for (gasnet_image_t j = 0; j < images[i]; j++)
+                map[k++] = (gasnet_node_t)i;
+        team_all.nodes = map;
+        team_all.img = img;
+        team_all.first_local = first;
+        team_all.nlocal = (int)images[tlm_gasnet.mynode];
+        team_all.size = total;
+        team_all.multi = 1;
+    }
+    pthread_mutex_unlock(&C_lock);
+    if (my_image < (gasnet_image_t)team_all.first_local ||
+        my_image >= (gasnet_image_t)(team_all.first_local + team_all.nlocal))
+        tlm_gasnet_fatal(what, "my_image %u is not one of this node's "
+                         "images [%d, %d)", (unsigned)my_image,
+                         team_all.first_local,
+                         team_all.first_local + team_all.nlocal);
+    tls_image = (int)my_image;
+}
+
 void gasnet_coll_init(const gasnet_image_t images[], gasnet_image_t my_image,
                       gasnet_coll_fn_entry_t fn_tbl[], size_t fn_count,
                       int init_flags)
@@ -250,15 +337,19 @@ void gasnet_coll_init(const gasnet_image_t images[], gasnet_image_t my_image,
         tlm_gasnet_fatal(what, "called before gasnet_attach()");
     if (init_flags != 0)
         tlm_gasnet_fatal(what, "init_flags must be 0");
+    int multi = 0;
     if (images)
-        for (int i = 0; i < tlm_gasnet.nodes; i++)
+        for (int i = 0; i < tlm_gasnet.nodes; i++) {
+            if (images[i] == 0)
+                tlm_gasnet_fatal(what, "node %d has no image", i);
             if (images[i] != 1)
-                tlm_gasnet_fatal(what, "node %d has %u images; this "
-                                 "libgasnet has one image per node", i,
-                                 (unsigned)images[i]);
+                multi = 1;
+        }
     if (fn_count && !fn_tbl)
         tlm_gasnet_fatal(what, "fn_tbl is NULL with fn_count %zu", fn_count);
     team_ready();
+    if (multi)
+        multi_images(what, images, my_image);
     pthread_mutex_lock(&C_lock);
     if (!C.inited) {
         C.fns = fn_count ? malloc(fn_count * sizeof *C.fns) : NULL;
@@ -281,7 +372,7 @@ gasnet_node_t gasnet_coll_team_size(gasnet_team_handle_t team)
 gasnet_node_t gasnet_coll_team_myrank(gasnet_team_handle_t team)
 {
     team_ready();
-    return (gasnet_node_t)team->myrank;
+    return (gasnet_node_t)me_of(team);
 }
 
 gasnet_node_t gasnet_coll_team_rank2node(gasnet_team_handle_t team, int rank)
@@ -313,7 +404,10 @@ gasnet_team_handle_t gasnet_coll_team_split(gasnet_team_handle_t parent,
     struct gasnete_coll_team *p =
         check_coll(what, parent, GASNET_COLL_IN_NOSYNC |
                    GASNET_COLL_OUT_NOSYNC | GASNET_COLL_LOCAL);
-    uint32_t seq = p->seq++;
+    if (p->multi)
+        tlm_gasnet_fatal(what, "splitting a team of several images per "
+                         "node is not provided");
+    uint32_t seq = next_seq(p);
     uint32_t mine_cr[2] = {color, relrank};
     for (int r = 0; r < p->size; r++)
         send_to(what, p, r, seq, mine_cr, sizeof mine_cr);
@@ -344,10 +438,15 @@ gasnet_team_handle_t gasnet_coll_team_split(gasnet_team_handle_t parent,
         }
     for (int i = 0; i < n; i++) {
         t->nodes[i] = node_of(p, pr[i]);
-        if (pr[i] == p->myrank)
+        if (pr[i] == me_of(p))
             t->myrank = i;
     }
     t->size = n;
+    t->first_local = t->myrank;
+    t->nlocal = 1;
+    t->img = calloc(1, sizeof *t->img);
+    if (!t->img)
+        tlm_gasnet_fatal(what, "out of memory");
     /* The same id on every member: parent id, split number and colour. */
     uint32_t h = 2166136261u;
     uint32_t parts[3] = {p->id, p->nsplits++, color};
@@ -371,22 +470,22 @@ gasnet_team_handle_t gasnet_coll_team_split(gasnet_team_handle_t parent,
 static void team_notify(const char *what, struct gasnete_coll_team *t,
                         int id, int flags)
 {
-    if (t->bar_inside)
+    img_t *im = img_of(t);
+    if (im->bar_inside)
         tlm_gasnet_fatal(what, "called twice without a wait");
-    t->bar_seq = t->seq++;
-    t->bar_id = id;
-    t->bar_flags = flags;
-    t->bar_inside = 1;
+    im->bar_seq = next_seq(t);
+    im->bar_inside = 1;
     int32_t v[2] = {id, flags};
     for (int r = 0; r < t->size; r++)
-        send_to(what, t, r, t->bar_seq, v, sizeof v);
+        send_to(what, t, r, im->bar_seq, v, sizeof v);
 }
 
 /* All notifies there?  Merge them as gasnet_barrier_wait() does. */
 static int team_finish(const char *what, struct gasnete_coll_team *t,
                        int id, int flags, int block)
 {
-    if (!t->bar_inside)
+    img_t *im = img_of(t);
+    if (!im->bar_inside)
         tlm_gasnet_fatal(what, "called without a matching notify");
     if (!block) {
         unsigned idle = 0;
@@ -394,7 +493,8 @@ static int team_finish(const char *what, struct gasnete_coll_team *t,
         int have = 0;
         pthread_mutex_lock(&C_lock);
         for (pend_t *p = C.pending; p; p = p->next)
-            have += p->team == t->id && p->seq == t->bar_seq;
+            have += p->team == t->id && p->seq == im->bar_seq &&
+                    p->dst == me_of(t);
         pthread_mutex_unlock(&C_lock);
         if (have < t->size)
             return GASNET_ERR_NOT_READY;
@@ -403,7 +503,7 @@ static int team_finish(const char *what, struct gasnete_coll_team *t,
     int32_t value = 0;
     for (int r = 0; r < t->size; r++) {
         int32_t v[2];
-        recv_into(what, t, r, t->bar_seq, v, sizeof v);
+        recv_into(what, t, r, im->bar_seq, v, sizeof v);
         if (v[1] & GASNET_BARRIERFLAG_MISMATCH)
             mismatch = 1;
         else if (!(v[1] & GASNET_BARRIERFLAG_ANONYMOUS)) {
@@ -413,9 +513,9 @@ static int team_finish(const char *what, struct gasnete_coll_team *t,
             value = v[0];
         }
     }
-    t->bar_inside = 0;
-    t->bar_named = named;
-    t->bar_value = value;
+    im->bar_inside = 0;
+    im->bar_named = named;
+    im->bar_value = value;
     if (mismatch || (flags & GASNET_BARRIERFLAG_MISMATCH) ||
         (!(flags & GASNET_BARRIERFLAG_ANONYMOUS) && named && value != id))
         return GASNET_ERR_BARRIER_MISMATCH;
@@ -440,7 +540,7 @@ static struct gasnete_coll_team *check_team(const char *what,
 void gasnet_coll_barrier_notify(gasnet_team_handle_t team, int id, int flags)
 {
     static const char what[] = "gasnet_coll_barrier_notify";
-    if (check_team(what, team) == &team_all) {
+    if (check_team(what, team) == &team_all && !team_all.multi) {
         gasnet_barrier_notify(id, flags);
         return;
     }
@@ -451,7 +551,7 @@ void gasnet_coll_barrier_notify(gasnet_team_handle_t team, int id, int flags)
 int gasnet_coll_barrier_try(gasnet_team_handle_t team, int id, int flags)
 {
     static const char what[] = "gasnet_coll_barrier_try";
-    if (check_team(what, team) == &team_all)
+    if (check_team(what, team) == &team_all && !team_all.multi)
         return gasnet_barrier_try(id, flags);
     tlm_gasnet_check_context(what);
     return team_finish(what, team, id, flags, 0);
@@ -460,7 +560,7 @@ int gasnet_coll_barrier_try(gasnet_team_handle_t team, int id, int flags)
 int gasnet_coll_barrier_wait(gasnet_team_handle_t team, int id, int flags)
 {
     static const char what[] = "gasnet_coll_barrier_wait";
-    if (check_team(what, team) == &team_all)
+    if (check_team(what, team) == &team_all && !team_all.multi)
         return gasnet_barrier_wait(id, flags);
     tlm_gasnet_check_context(what);
     return team_finish(what, team, id, flags, 1);
@@ -475,15 +575,16 @@ int gasnet_coll_barrier(gasnet_team_handle_t team, int id, int flags)
 int gasnet_coll_barrier_result(gasnet_team_handle_t team, int *id)
 {
     static const char what[] = "gasnet_coll_barrier_result";
-    if (check_team(what, team) == &team_all)
+    if (check_team(what, team) == &team_all && !team_all.multi)
         return gasnet_barrier_result(id);
     if (!id)
         tlm_gasnet_fatal(what, "id is NULL");
-    if (team->bar_inside)
+    img_t *im = img_of(team);
+    if (im->bar_inside)
         tlm_gasnet_fatal(what, "called between notify and wait");
-    if (!team->bar_named)
+    if (!im->bar_named)
         return 1;
-    *id = (int)team->bar_value;
+    *id = (int)im->bar_value;
     return 0;
 }
 
@@ -494,8 +595,9 @@ static void do_broadcast(const char *what, gasnet_team_handle_t team,
                          size_t nbytes, int flags)
 {
     struct gasnete_coll_team *t = team;
-    uint32_t seq = t->seq++;
-    if ((int)root == t->myrank)
+    sync_in(what, t, flags);
+    uint32_t seq = next_seq(t);
+    if ((int)root == me_of(t))
         for (int r = 0; r < t->size; r++)
             send_to(what, t, r, seq, src, nbytes);
     recv_into(what, t, (int)root, seq, dst, nbytes);
@@ -507,8 +609,9 @@ static void do_scatter(const char *what, gasnet_team_handle_t team,
                        size_t nbytes, int flags)
 {
     struct gasnete_coll_team *t = team;
-    uint32_t seq = t->seq++;
-    if ((int)root == t->myrank)
+    sync_in(what, t, flags);
+    uint32_t seq = next_seq(t);
+    if ((int)root == me_of(t))
         for (int r = 0; r < t->size; r++)
             send_to(what, t, r, seq, (char *)src + (size_t)r * nbytes,
                     nbytes);
@@ -521,9 +624,10 @@ static void do_gather(const char *what, gasnet_team_handle_t team,
                       size_t nbytes, int flags)
 {
     struct gasnete_coll_team *t = team;
-    uint32_t seq = t->seq++;
+    sync_in(what, t, flags);
+    uint32_t seq = next_seq(t);
     send_to(what, t, (int)root, seq, src, nbytes);
-    if ((int)root == t->myrank)
+    if ((int)root == me_of(t))
         for (int r = 0; r < t->size; r++)
             recv_into(what, t, r, seq, (char *)dst + (size_t)r * nbytes,
                       nbytes);
@@ -534,7 +638,8 @@ static void do_gather_all(const char *what, gasnet_team_handle_t team,
                           void *dst, void *src, size_t nbytes, int flags)
 {
     struct gasnete_coll_team *t = team;
-    uint32_t seq = t->seq++;
+    sync_in(what, t, flags);
+    uint32_t seq = next_seq(t);
     for (int r = 0; r < t->size; r++)
         send_to(what, t, r, seq, src, nbytes);
     for (int r = 0; r < t->size; r++)
@@ -546,7 +651,8 @@ static void do_exchange(const char *what, gasnet_team_handle_t team,
                         void *dst, void *src, size_t nbytes, int flags)
 {
     struct gasnete_coll_team *t = team;
-    uint32_t seq = t->seq++;
+    sync_in(what, t, flags);
+    uint32_t seq = next_seq(t);
     for (int r = 0; r < t->size; r++)
         send_to(what, t, r, seq, (char *)src + (size_t)r * nbytes, nbytes);
     for (int r = 0; r < t->size; r++)
@@ -560,13 +666,14 @@ static void do_reduce(const char *what, gasnet_team_handle_t team,
                       gasnet_coll_fn_handle_t func, int func_arg, int flags)
 {
     struct gasnete_coll_team *t = team;
+    sync_in(what, t, flags);
     size_t nbytes = elem_size * elem_count;
     if (func < 0 || (size_t)func >= C.nfns || !C.fns[func].fnptr)
         tlm_gasnet_fatal(what, "no reduction function %d (gasnet_coll_init "
                          "registered %zu)", (int)func, C.nfns);
-    uint32_t seq = t->seq++;
+    uint32_t seq = next_seq(t);
     send_to(what, t, (int)root, seq, src, nbytes);
-    if ((int)root == t->myrank) {
+    if ((int)root == me_of(t)) {
         recv_into(what, t, 0, seq, dst, nbytes);
         for (int r = 1; r < t->size; r++) {
             pend_t *p = recv_msg(what, t, r, seq);
@@ -586,14 +693,15 @@ static void do_scan(const char *what, gasnet_team_handle_t team, void *dst,
                     gasnet_coll_fn_handle_t func, int func_arg, int flags)
 {
     struct gasnete_coll_team *t = team;
+    sync_in(what, t, flags);
     size_t nbytes = elem_size * elem_count;
     if (func < 0 || (size_t)func >= C.nfns || !C.fns[func].fnptr)
         tlm_gasnet_fatal(what, "no reduction function %d (gasnet_coll_init "
                          "registered %zu)", (int)func, C.nfns);
-    int last = (flags & GASNET_COLL_EXCLUSIVE_SCAN) ? t->myrank - 1
-                                                    : t->myrank;
-    uint32_t seq = t->seq++;
-    for (int r = t->myrank + ((flags & GASNET_COLL_EXCLUSIVE_SCAN) ? 1 : 0);
+    int me = me_of(t);
+    int last = (flags & GASNET_COLL_EXCLUSIVE_SCAN) ? me - 1 : me;
+    uint32_t seq = next_seq(t);
+    for (int r = me + ((flags & GASNET_COLL_EXCLUSIVE_SCAN) ? 1 : 0);
          r < t->size; r++)
         send_to(what, t, r, seq, src, nbytes);
     for (int r = 0; r <= last; r++) {

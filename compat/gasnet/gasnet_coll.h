@@ -30,8 +30,8 @@ extern "C" {
  * GASNET_COLL_LOCAL (addresses are local: only the root's src matters);
  * both are treated alike since no node reads another's arguments.
  * Invalid flags, teams or images are fatal, as errors in the extended API
- * are.  Only GASNET_SEQ with one image per node: images are node numbers.
- * Not provided: the M (multi-image) variants, reductions and scans.
+ * are.  Images are team ranks: one per node, or under GASNET_PAR several
+ * per node (see gasnet_coll_init()).
  */
 
 /** Synchronisation modes: one IN_ and one OUT_ flag per call. */
@@ -89,12 +89,14 @@ typedef struct {
 #define GASNET_COLL_NONCOMM (1 << 1)
 
 /**
- * Initialise the collectives (after gasnet_attach(); collective).  One
- * image per node: @p images must be NULL or give 1 for every node
- * (several images per node, GASNET_PAR threads as images, are not
- * provided: fatal, see docs/gasnet.md); @p fn_tbl / @p fn_count are the
- * reduction functions; @p init_flags must be 0.  A second call is
- * ignored.
+ * Initialise the collectives (after gasnet_attach(); collective).
+ * @p images NULL: one image per node (image i is node i).  Otherwise
+ * images[i] images on node i, numbered node by node; every thread that
+ * takes part calls gasnet_coll_init() with its own @p my_image (one of
+ * this node's) and then calls each collective of GASNET_TEAM_ALL (a
+ * GASNET_PAR client).  @p fn_tbl / @p fn_count are the reduction
+ * functions; @p init_flags must be 0.  Later calls only record the
+ * calling thread's image.
  */
 GASNETC_API void gasnet_coll_init(const gasnet_image_t images[],
                                   gasnet_image_t my_image,

@@ -554,6 +554,50 @@ GASNETT_API_ void gasnett_free_aligned(void *ptr);
 GASNETT_API_ int gasnett_run_diagnostics(int iters, int threadcnt,
                                          const char *testsections,
                                          gasnet_seginfo_t const *seginfo);
+/* VIS descriptions as text (for error messages): each _bufsz gives the
+ * buffer size its formatter needs; the formatters write a NUL-terminated
+ * line and return the total bytes described (memvec/addr lists: a small
+ * summary). */
+typedef struct {
+    size_t minsz, maxsz, totalsz;
+    void *minaddr, *maxaddr;
+} gasnett_memveclist_stats_t;
+typedef gasnett_memveclist_stats_t gasnett_addrlist_stats_t;
+GASNETT_API_ size_t gasnett_format_memveclist_bufsz(size_t count);
+GASNETT_API_ gasnett_memveclist_stats_t
+gasnett_format_memveclist(char *buf, size_t count,
+                          gasnet_memvec_t const *list);
+GASNETT_API_ size_t gasnett_format_putvgetv_bufsz(size_t dstcount,
+                                                  size_t srccount);
+GASNETT_API_ size_t gasnett_format_putvgetv(char *buf, gasnet_node_t node,
+                                            size_t dstcount,
+                                            gasnet_memvec_t const dstlist[],
+                                            size_t srccount,
+                                            gasnet_memvec_t const srclist[]);
+GASNETT_API_ size_t gasnett_format_addrlist_bufsz(size_t count);
+GASNETT_API_ gasnett_addrlist_stats_t
+gasnett_format_addrlist(char *buf, size_t count, void *const *list,
+                        size_t len);
+GASNETT_API_ size_t gasnett_format_putigeti_bufsz(size_t dstcount,
+                                                  size_t srccount);
+GASNETT_API_ size_t gasnett_format_putigeti(char *buf, gasnet_node_t node,
+                                            size_t dstcount,
+                                            void *const dstlist[],
+                                            size_t dstlen, size_t srccount,
+                                            void *const srclist[],
+                                            size_t srclen);
+GASNETT_API_ size_t gasnett_format_strides_bufsz(size_t count);
+GASNETT_API_ void gasnett_format_strides(char *buf, size_t count,
+                                         const size_t *list);
+GASNETT_API_ size_t gasnett_format_putsgets_bufsz(size_t stridelevels);
+GASNETT_API_ size_t gasnett_format_putsgets(char *buf, void *pstats,
+                                            gasnet_node_t node,
+                                            void *dstaddr,
+                                            const size_t dststrides[],
+                                            void *srcaddr,
+                                            const size_t srcstrides[],
+                                            const size_t count[],
+                                            size_t stridelevels);
 /** The handlers gasnett_run_diagnostics() needs: none (*htable NULL,
  *  *htable_cnt 0). */
 GASNETT_API_ void gasnett_diagnostic_gethandlers(gasnet_handlerentry_t **htable,

@@ -3,10 +3,12 @@
  * telemem_{put,get}_list of the pieces both sides agree on, strided ones
  * one telemem_{put,get}_strided (a list when they have more levels than
  * Telemem takes); blocking, _nb and _nbi forms share one path. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gasnet_internal.h"
+#include "gasnet_tools.h"
 
 enum { MODE_BLOCK, MODE_NB, MODE_NBI };
 
@@ -450,4 +452,141 @@ void gasnet_gets_bulk(void *dstaddr, const size_t dststrides[],
 {
     strided_op("gasnet_gets_bulk", 0, MODE_BLOCK, srcnode, srcaddr,
                srcstrides, dstaddr, dststrides, count, stridelevels);
+}
+
+/* ---- descriptions as text (gasnet_tools.h) -------------------------------- */
+
+
+#define ENTRY_CHARS 48u /* "(0x0123456789abcdef,18446744073709551615) " */
+
+size_t gasnett_format_memveclist_bufsz(size_t count)
+{
+    return 64 + count * ENTRY_CHARS;
+}
+
+gasnett_memveclist_stats_t gasnett_format_memveclist(char *buf, size_t count,
+                                                     gasnet_memvec_t const
+                                                         *list)
+{
+    gasnett_memveclist_stats_t st = {(size_t)-1, 0, 0, NULL, NULL};
+    size_t k = (size_t)sprintf(buf, "%zu entries: [", count);
+    for (size_t i = 0; i < count; i++) {
+        char *a = list[i].addr;
+        size_t l = list[i].len;
+        k += (size_t)sprintf(buf + k, "%s(%p,%zu)", i ? " " : "", (void *)a,
+                             l);
+        st.totalsz += l;
+        st.minsz = l < st.minsz ? l : st.minsz;
+        st.maxsz = l > st.maxsz ? l : st.maxsz;
+        if (l && (!st.minaddr || (void *)a < st.minaddr))
+            st.minaddr = a;
+        if (l && (!st.maxaddr || (void *)(a + l - 1) > st.maxaddr))
+            st.maxaddr = a + l - 1;
+    }
+    strcpy(buf + k, "]");
+    if (!count)
+        st.minsz = 0;
+    return st;
+}
+
+size_t gasnett_format_putvgetv_bufsz(size_t dstcount, size_t srccount)
+{
+    return 64 + gasnett_format_memveclist_bufsz(dstcount) +
+           gasnett_format_memveclist_bufsz(srccount);
+}
+
+size_t gasnett_format_putvgetv(char *buf, gasnet_node_t node,
+                               size_t dstcount,
+                               gasnet_memvec_t const dstlist[],
+                               size_t srccount,
+                               gasnet_memvec_t const srclist[])
+{
+    size_t k = (size_t)sprintf(buf, "node %u dst ", (unsigned)node);
+    gasnett_memveclist_stats_t st =
+        gasnett_format_memveclist(buf + k, dstcount, dstlist);
+    k += strlen(buf + k);
+    k += (size_t)sprintf(buf + k, " src ");
+    gasnett_format_memveclist(buf + k, srccount, srclist);
+    return st.totalsz;
+}
+
+size_t gasnett_format_addrlist_bufsz(size_t count)
+{
+    return 64 + count * 20u;
+}
+
+gasnett_addrlist_stats_t gasnett_format_addrlist(char *buf, size_t count,
+                                                 void *const *list, size_t len)
+{
+    gasnett_addrlist_stats_t st = {len, len, count * len, NULL, NULL};
+    size_t k = (size_t)sprintf(buf, "%zu entries of %zu bytes: [", count,
+                               len);
+    for (size_t i = 0; i < count; i++) {
+        char *a = list[i];
+        k += (size_t)sprintf(buf + k, "%s%p", i ? " " : "", (void *)a);
+        if (!st.minaddr || (void *)a < st.minaddr)
+            st.minaddr = a;
+        if (len && (!st.maxaddr || (void *)(a + len - 1) > st.maxaddr))
+            st.maxaddr = a + len - 1;
+    }
+    strcpy(buf + k, "]");
+    return st;
+}
+
+size_t gasnett_format_putigeti_bufsz(size_t dstcount, size_t srccount)
+{
+    return 64 + gasnett_format_addrlist_bufsz(dstcount) +
+           gasnett_format_addrlist_bufsz(srccount);
+}
+
+size_t gasnett_format_putigeti(char *buf, gasnet_node_t node,
+                               size_t dstcount, void *const dstlist[],
+                               size_t dstlen, size_t srccount,
+                               void *const srclist[], size_t srclen)
+{
+    size_t k = (size_t)sprintf(buf, "node %u dst ", (unsigned)node);
+    gasnett_format_addrlist(buf + k, dstcount, dstlist, dstlen);
+    k += strlen(buf + k);
+    k += (size_t)sprintf(buf + k, " src ");
+    gasnett_format_addrlist(buf + k, srccount, srclist, srclen);
+    return dstcount * dstlen;
+}
+
+size_t gasnett_format_strides_bufsz(size_t count)
+{
+    return 8 + count * 22u;
+}
+
+void gasnett_format_strides(char *buf, size_t count, const size_t *list)
+{
+    size_t k = (size_t)sprintf(buf, "[");
+    for (size_t i = 0; i < count; i++)
+        k += (size_t)sprintf(buf + k, "%s%zu", i ? " " : "", list[i]);
+    strcpy(buf + k, "]");
+}
+
+size_t gasnett_format_putsgets_bufsz(size_t stridelevels)
+{
+    return 128 + 3 * gasnett_format_strides_bufsz(stridelevels + 1);
+}
+
+size_t gasnett_format_putsgets(char *buf, void *pstats, gasnet_node_t node,
+                               void *dstaddr, const size_t dststrides[],
+                               void *srcaddr, const size_t srcstrides[],
+                               const size_t count[], size_t stridelevels)
+{
+    (void)pstats;
+    size_t total = count ? count[0] : 0;
+    for (size_t i = 1; count && i <= stridelevels; i++)
+        total *= count[i];
+    size_t k = (size_t)sprintf(buf, "node %u dst %p strides ", (unsigned)node,
+                               dstaddr);
+    gasnett_format_strides(buf + k, stridelevels, dststrides);
+    k += strlen(buf + k);
+    k += (size_t)sprintf(buf + k, " src %p strides ", srcaddr);
+    gasnett_format_strides(buf + k, stridelevels, srcstrides);
+    k += strlen(buf + k);
+    k += (size_t)sprintf(buf + k, " count ");
+    gasnett_format_strides(buf + k, stridelevels + 1, count);
+    return total;
 }
