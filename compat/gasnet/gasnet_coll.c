@@ -314,8 +314,8 @@ static void multi_images(const char *what, const gasnet_image_t images[],
         team_all.img = img;
         team_all.first_local = first;
         team_all.nlocal = (int)images[tlm_gasnet.mynode];
-        team_all.size = total;
         team_all.multi = 1;
+        __atomic_store_n(&team_all.size, total, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&C_lock);
     if (my_image < (gasnet_image_t)team_all.first_local ||
