@@ -64,6 +64,8 @@ int main(int argc, char **argv)
     double *rl = calloc((size_t)rounds, sizeof(double));
     for (int k = 0; k < 3; k++)
         v[k] = calloc((size_t)rounds, sizeof(double));
+    o.rounds = rounds;
+    o.iters = iters;
     if (me == 0) {
         bg_header("telemem-gasnet-vis: strided put, 64 KiB of 8-byte rows, "
                   "rank 0 -> rank 1's segment", &o);
