@@ -89,7 +89,15 @@ void tlm_gasnet_coll_fini(void)
         struct gasnete_coll_team *t = C.teams;
         C.teams = t->next;
         free(t->nodes);
+        free(t->img);
         free(t);
+    }
+    if (team_all.multi) {
+        free(team_all.nodes);
+        free(team_all.img);
+        team_all.nodes = NULL;
+        team_all.img = &team_all_img1;
+        team_all.multi = 0;
     }
     while (C.pending) {
         pend_t *p = C.pending;

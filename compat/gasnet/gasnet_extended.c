@@ -44,8 +44,12 @@ typedef struct chunk {
 
 /* Per thread (GASNET_PAR): each thread has its own pool of handles, its
  * own access region and its own implicit-handle state. */
+/* Every chunk of every thread, for gasnet_exit to free (GASNET_PAR
+ * threads may be gone by then). */
+static chunk_t *all_chunks;
+static pthread_mutex_t chunks_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static TLM_GASNET_TLS struct {
-    chunk_t *chunks;
     op_t *free_ops;
     op_t *region;       /* the open access region, or NULL */
     int nbi_outstanding; /* nbi operations since the last implicit sync */
@@ -59,8 +63,10 @@ static op_t *op_alloc(const char *what, int kind, int node)
         chunk_t *c = calloc(1, sizeof *c);
         if (!c)
             tlm_gasnet_fatal(what, "out of memory for operation handles");
-        c->next = X.chunks;
-        X.chunks = c;
+        pthread_mutex_lock(&chunks_lock);
+        c->next = all_chunks;
+        all_chunks = c;
+        pthread_mutex_unlock(&chunks_lock);
         for (int i = CHUNK_OPS - 1; i >= 0; i--) {
             c->ops[i].next_free = X.free_ops;
             X.free_ops = &c->ops[i];
@@ -214,15 +220,17 @@ int tlm_gasnet_extended_init(void)
 
 void tlm_gasnet_extended_fini(void)
 {
-    while (X.chunks) {
-        chunk_t *c = X.chunks;
-        X.chunks = c->next;
+    pthread_mutex_lock(&chunks_lock);
+    while (all_chunks) {
+        chunk_t *c = all_chunks;
+        all_chunks = c->next;
         for (int i = 0; i < CHUNK_OPS; i++) {
             free(c->ops[i].heap);
             free(c->ops[i].kids);
         }
         free(c);
     }
+    pthread_mutex_unlock(&chunks_lock);
     X.free_ops = NULL;
     X.region = NULL;
 }
