@@ -38,7 +38,7 @@ echo "pkg-config: gasnet, gasnet-seq, gasnet-par, gasnet-parsync resolve alone"
 
 # shellcheck disable=SC2046
 cc $strict -o "$tmp/gt_par" "$src/tests/gasnet/gt_par.c" \
-    $(pkg-config --cflags --libs gasnet-par) -lpthread
+    $(pkg-config --cflags --libs gasnet-par)
 echo "gt_par built with pkg-config gasnet-par"
 
 cat >"$tmp/Makefile" <<MK
