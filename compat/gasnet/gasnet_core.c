@@ -273,12 +273,19 @@ void tlm_gasnet_maybe_join_exit(void)
         gasnet_exit(tlm_gasnet.exit_code);
 }
 
-/* main() returned (or exit() was called) without gasnet_exit(). */
-static void exit_hook(void)
+/* main() returned (or exit() was called) without gasnet_exit(): as
+ * gasnet_exit(status).  A non-zero status ends this process at once (the
+ * launcher ends the others), as gasnet_exit() does. */
+static void exit_hook(int status, void *arg)
 {
+    (void)arg;
     if (!tlm_gasnet.inited || tlm_gasnet.finalized || tlm_gasnet.exiting ||
         tlm_gasnet_frame || tlm_gasnet_hsl_held)
         return;
+    if (status != 0) {
+        fflush(NULL);
+        _exit(status);
+    }
     coordinated_exit();
 }
 
@@ -425,7 +432,7 @@ static int init_model(int *argc, char ***argv, int model)
         tlm_gasnet_fatal("gasnet_init", "telemem_barrier failed: %s",
                          telemem_strerror(rc));
     static bool hooked;
-    if (!hooked && atexit(exit_hook) == 0)
+    if (!hooked && on_exit(exit_hook, NULL) == 0)
         hooked = true;
     return GASNET_OK;
 }
