@@ -3,7 +3,7 @@
 # client (one thread) against the same client built GASNET_SEQ: runs
 # telemem-gasnet-amrt-seq and -par alternately (SEQ PAR PAR SEQ ...) on 2
 # ranks, prints each run's median and the ratio of the medians of the
-# runs, with the load.
+# runs (and of their fast-phase tenths), with the load.
 #   bench/gasnet/amrt-seq-par.sh BUILDDIR [RUNS]
 set -eu
 b=$1
@@ -12,6 +12,8 @@ run="$b/tools/telemem-run -n 2 --timeout 120"
 uptime
 seq_v=""
 par_v=""
+seq_p=""
+par_p=""
 i=0
 while [ $i -lt "$runs" ]; do
     if [ $((i % 4)) -eq 0 ] || [ $((i % 4)) -eq 3 ]; then order="seq par"; else order="par seq"; fi
@@ -19,7 +21,9 @@ while [ $i -lt "$runs" ]; do
         line=$($run "$b/bench/gasnet/telemem-gasnet-amrt-$m" | grep roundtrip)
         echo "$line"
         v=$(echo "$line" | cut -d, -f3)
-        if [ "$m" = seq ]; then seq_v="$seq_v $v"; else par_v="$par_v $v"; fi
+        q=$(echo "$line" | cut -d, -f5)
+        if [ "$m" = seq ]; then seq_v="$seq_v $v"; seq_p="$seq_p $q"
+        else par_v="$par_v $v"; par_p="$par_p $q"; fi
     done
     i=$((i + 1))
 done
@@ -28,4 +32,7 @@ median() { echo "$@" | tr ' ' '\n' | grep . | sort -g |
 s=$(median $seq_v)
 p=$(median $par_v)
 echo "median seq $s us, par $p us, par/seq $(echo "$p $s" | awk '{printf "%.3f", $1/$2}') (target <= 1.10)"
+s=$(median $seq_p)
+p=$(median $par_p)
+echo "fast phase (p10): seq $s us, par $p us, par/seq $(echo "$p $s" | awk '{printf "%.3f", $1/$2}')"
 uptime
