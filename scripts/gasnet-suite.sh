@@ -93,7 +93,8 @@ mkvar() {
 
 # build MODEL TEST -> 0 when the test compiled and linked
 build() {
-    local model=$1 t=$2 dir="$work/$model" mak frag cc cpp cf ld ldf libs
+    local model=$1 t=$2 mak frag cc cpp cf ld ldf libs ext
+    local dir="$work/$model"
     mak="$prefix/include/telemem-conduit/telemem-$model.mak"
     frag="$prefix/include/gasnet_tools-$model.mak"
     local log="$dir/$t.build.log" extra=""
@@ -129,6 +130,7 @@ build() {
     case "$t" in
     testlogGP|testbarrierlate)
         # GASNet builds delay.o without optimisation
+        # shellcheck disable=SC2046
         $cc $cpp $(mkvar "$mak" GASNET_MISC_CFLAGS) -O0 -c \
             -o "$dir/delay.o" "$src/delay.c" >>"$log" 2>&1 || return 1
         extra="$dir/delay.o" ;;
