@@ -1,32 +1,42 @@
 #!/usr/bin/env bash
 # install-deps.sh - installs, from Debian 12 packages, what Telemem needs:
-#   build  compiler, meson, ninja, pkg-config, PMIx, libfabric, UCX (always)
-#   test   + Open MPI (mpirun/PMIx launch tests), ARMCI-MPI (reference),
-#            iproute2 (netns tests), clang + libFuzzer (fuzz.sh), FFTW3 + PAPI
-#   bench  + Open MPI, NetPIPE, ARMCI-MPI, matplotlib, FFTW3 + PAPI (main job)
-# Usage: scripts/install-deps.sh [build|test|bench|all]...   (needs root)
+#   build    compiler, meson, ninja, pkg-config, python3 (man pages), PMIx,
+#            libfabric, UCX (always)
+#   test     + Open MPI (mpirun/PMIx launch tests), ARMCI-MPI (reference),
+#              iproute2 (netns tests), clang + libFuzzer (fuzz.sh), FFTW3 +
+#              PAPI, cmake and man-db (install suite)
+#   bench    + Open MPI, NetPIPE, ARMCI-MPI, matplotlib, FFTW3 + PAPI (main job)
+#   package  + debhelper, dpkg-dev, fakeroot, lintian, Open MPI, ARMCI-MPI,
+#              cmake, man-db (scripts/package.sh: the .debs)
+# Usage: scripts/install-deps.sh [build|test|bench|package|all]... (needs root)
 set -euo pipefail
 
-usage() { sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
 case "${1:-}" in -h|--help) usage; exit 0;; esac
 
-want_build=1 want_test=0 want_bench=0
+want_build=1 want_test=0 want_bench=0 want_package=0
 for a in "$@"; do
     case "$a" in
         build) ;;
         test) want_test=1 ;;
         bench) want_bench=1 ;;
-        all) want_test=1; want_bench=1 ;;
-        *) echo "install-deps.sh: unknown set '$a' (build, test, bench, all)" >&2; exit 2 ;;
+        package) want_package=1 ;;
+        all) want_test=1; want_bench=1; want_package=1 ;;
+        *) echo "install-deps.sh: unknown set '$a' (build, test, bench, package, all)" >&2; exit 2 ;;
     esac
 done
 
-pkgs=(gcc libc6-dev meson ninja-build pkg-config git libpmix-dev libfabric-dev libucx-dev)
+pkgs=(gcc libc6-dev meson ninja-build pkg-config git python3 libpmix-dev libfabric-dev libucx-dev)
 [ "$want_test" = 1 ] && pkgs+=(python3 openmpi-bin libopenmpi-dev libarmci-mpi-dev iproute2 clang libclang-rt-14-dev libfftw3-dev libpapi-dev python3-matplotlib)
 [ "$want_test" = 1 ] && pkgs+=(cppcheck clang-tidy)  # scripts/lint-static.sh (issue 10)
+# tests/install: a CMake project against the installed prefix; man -l.
+[ "$want_test" = 1 ] && pkgs+=(cmake man-db groff-base)
 [ "$want_bench" = 1 ] && pkgs+=(openmpi-bin libopenmpi-dev netpipe-openmpi libarmci-mpi-dev python3-matplotlib libfftw3-dev libpapi-dev)
 # bench-transports.sh: libfabric's fi_pingpong and UCX's ucx_perftest.
 [ "$want_bench" = 1 ] && pkgs+=(libfabric-bin ucx-utils)
+# scripts/package.sh: dpkg-buildpackage, lintian, the packages' build
+# dependencies (debian/control) and what its check compiles and runs.
+[ "$want_package" = 1 ] && pkgs+=(debhelper dpkg-dev fakeroot lintian libopenmpi-dev openmpi-bin libarmci-mpi-dev cmake man-db groff-base)
 
 missing=()
 for p in "${pkgs[@]}"; do
