@@ -5,6 +5,7 @@
  *                  as in the library): N ranks, the launcher's ranks, and
  *                  put / fence / get of binary values of every size
  *   abort R CODE   rank R ends the job through its launcher
+ *   exit R CODE    rank R exits; the launcher must end the others' fence
  *   text           the PMI text layer over an in-memory store
  *   select         the choice of adapter and the refusals, fake environments
  *   pmi1-fake      the PMI-1 client against a fake server: a whole session,
@@ -193,6 +194,18 @@ static int mode_kvs(int want)
         fail("unexpected log lines");
     printf("launcher_pmi: rank %d of %d: store ok\n", rank, size);
     return 0;
+}
+
+/* exit R CODE: rank R exits with CODE, the others wait in a fence (which
+ * the launcher must end, with the job). */
+static int mode_exit(int who, int code)
+{
+    tlm_boot_t *b = join_launched(0);
+    if (g_rank == who)
+        exit(code);
+    int rc = tlm_core_boot_fence(b);
+    tlm_core_boot_close(b);
+    return rc == TELEMEM_OK ? 0 : 1;
 }
 
 static int mode_abort(int who, int code)
@@ -668,13 +681,15 @@ int main(int argc, char **argv)
         return mode_kvs(atoi(argv[2]));
     if (strcmp(mode, "abort") == 0 && argc == 4)
         return mode_abort(atoi(argv[2]), atoi(argv[3]));
+    if (strcmp(mode, "exit") == 0 && argc == 4)
+        return mode_exit(atoi(argv[2]), atoi(argv[3]));
     if (strcmp(mode, "text") == 0)
         return mode_text();
     if (strcmp(mode, "select") == 0)
         return mode_select();
     if (strcmp(mode, "pmi1-fake") == 0)
         return mode_pmi1_fake();
-    fprintf(stderr, "usage: launcher_pmi kvs N | abort R CODE | text | "
-            "select | pmi1-fake\n");
+    fprintf(stderr, "usage: launcher_pmi kvs N | abort R CODE | exit R CODE "
+            "| text | select | pmi1-fake\n");
     return 2;
 }

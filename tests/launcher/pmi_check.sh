@@ -1,8 +1,8 @@
 #!/bin/sh
 # pmi_check.sh - the launcher cases that need a shell: a Telemem program
 # under a fake launcher environment is refused with one message (or runs
-# as a singleton when that is the job), and a rank's abort under MPICH's
-# Hydra ends the job with its status.
+# as a singleton when that is the job), and a rank's abort or exit under
+# MPICH's Hydra ends the job.
 # Usage: pmi_check.sh CASE PROGRAM...   (CASE: see below)
 set -u
 case_=$1; shift
@@ -81,6 +81,14 @@ hydra-abort)    # rank 1 aborts with 5 while rank 0 waits in a fence
         cat "$out" "$err"; exit 1
     fi
     echo "the abort ended the job with status 5"; cat "$err" ;;
+hydra-exit)     # rank 1 exits with 3 while rank 0 waits in a fence
+    timeout 50 "$1" -n 2 "$2" exit 1 3 >"$out" 2>"$err"
+    st=$?
+    if [ $st = 0 ] || [ $st = 124 ]; then
+        echo "FAIL: mpiexec exited $st (124: the fence hung)"
+        cat "$out" "$err"; exit 1
+    fi
+    echo "the exit ended the job (status $st)" ;;
 *)
     echo "pmi_check.sh: unknown case $case_"; exit 2 ;;
 esac

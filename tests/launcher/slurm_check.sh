@@ -3,8 +3,9 @@
 # private munged, slurmctld and slurmd (configuration, state, sockets and
 # logs in one directory under the build directory), runs 2-rank jobs with
 # srun --mpi=pmi2 (libpmi2, and PMI-1 on the same socket), --mpi=pmix and
-# --mpi=none (which must be refused with its message), and stops every
-# daemon it started, also on failure.  Exit 77 (skipped) with the reason
+# --mpi=none (which must be refused with its message), checks that a rank
+# that aborts or exits ends the job, and stops every daemon it started,
+# also on failure.  Exit 77 (skipped) with the reason
 # when Slurm cannot start here.
 # Usage: slurm_check.sh BUILD_SUBDIR LAUNCHER_JOB LAUNCHER_PMI PMIX PMI2
 #        (PMIX, PMI2: yes or no, whether this Telemem has that adapter)
@@ -184,22 +185,30 @@ job() {
     fi
 }
 
+# ends NAME WHAT ARGS...: a job that fails must end, not hang
+ends() {
+    name=$1 what=$2; shift 2
+    run "$name" "$@"
+    st=$?
+    if [ $st != 0 ] && [ $st != 124 ]; then
+        say "ok   $name: $what, srun ended the step (status $st)"
+    else
+        say "FAIL $name: $what: srun returned $st (124: it hung)"
+        cat "$d/log/$name.out" "$d/log/$name.err"
+        fails=$((fails + 1))
+    fi
+}
+
 if echo "$mpis" | grep -qw pmi2; then
     # without libpmi2, srun --mpi=pmi2 jobs are joined over PMI-1
     adapter=pmi1
     [ "$have_pmi2" = yes ] && adapter=pmi2
     job pmi2 pmi2 "$adapter"
     job pmi2-pmi1 pmi2 pmi1 TELEMEM_BOOTSTRAP=pmi1
-    # an abort ends the step, no rank hangs
-    run pmi2-abort --mpi=pmi2 "$pmi" abort 1 5
-    st=$?
-    if [ $st != 0 ] && [ $st != 124 ]; then
-        say "ok   pmi2-abort: rank 1 aborted, srun ended the step ($st)"
-    else
-        say "FAIL pmi2-abort: srun returned $st"
-        cat "$d/log/pmi2-abort.out" "$d/log/pmi2-abort.err"
-        fails=$((fails + 1))
-    fi
+    # an abort ends the step; so does a rank that exits while the other
+    # waits in a fence, with -K (PMI-2 does not end that fence by itself)
+    ends pmi2-abort "rank 1 aborted" --mpi=pmi2 "$pmi" abort 1 5
+    ends pmi2-exit "rank 1 exited, -K" --mpi=pmi2 -K "$pmi" exit 1 3
 else
     say "skip pmi2: this Slurm offers no pmi2 plugin"
 fi
@@ -210,6 +219,7 @@ elif ! echo "$mpis" | grep -qw pmix; then
     say "skip pmix: this Slurm offers no pmix plugin"
 else
     job pmix pmix pmix
+    ends pmix-exit "rank 1 exited" --mpi=pmix "$pmi" exit 1 3
 fi
 
 # --mpi=none: 2 tasks and no PMI: each is refused, with the fix
