@@ -37,7 +37,8 @@ const char *tlm_core_boot_jobid(const tlm_boot_t *b);
 
 /* Publish key -> value (binary, up to 64 KiB).  Visible to others after the
  * next fence.  Keys are NUL-terminated, < 256 bytes, and end in ".<rank>",
- * the rank that publishes them (PMIx stores values per rank). */
+ * the rank that publishes them (PMIx stores values per rank).  Put a key
+ * once: a PMI-1 or PMI-2 store may keep either value of a key put twice. */
 int tlm_core_boot_put(tlm_boot_t *b, const char *key, const void *val,
                       size_t len);
 /* Collective over all ranks: returns when every rank has called it.  Puts

@@ -118,9 +118,6 @@ static void put_all(tlm_boot_t *b, int rank, unsigned char *buf)
     long_key(key, sizeof(key), rank);
     pattern(buf, 3000, (unsigned)rank + 7777u);
     check(tlm_core_boot_put(b, key, buf, 3000), TELEMEM_OK, "long key");
-    snprintf(key, sizeof(key), "o.%d", rank);
-    check(tlm_core_boot_put(b, key, "old", 3), TELEMEM_OK, "put old");
-    check(tlm_core_boot_put(b, key, "new!", 4), TELEMEM_OK, "put new");
     const char *jobid = tlm_core_boot_jobid(b);
     snprintf(key, sizeof(key), "j.%d", rank);
     check(tlm_core_boot_put(b, key, jobid, strlen(jobid) + 1), TELEMEM_OK,
@@ -147,10 +144,6 @@ static void get_all(tlm_boot_t *b, int r, unsigned char *want,
           "get long key");
     if (len != 3000 || memcmp(got, want, len) != 0)
         fail("long key of rank %d: value differs", r);
-    snprintf(key, sizeof(key), "o.%d", r);
-    check(tlm_core_boot_get(b, key, got, 65536, &len), TELEMEM_OK, key);
-    if (len != 4 || memcmp(got, "new!", 4) != 0)
-        fail("%s: the last put did not win", key);
     snprintf(key, sizeof(key), "j.%d", r);
     check(tlm_core_boot_get(b, key, got, 65536, &len), TELEMEM_OK, key);
     if (strcmp((char *)got, tlm_core_boot_jobid(b)) != 0)
