@@ -28,6 +28,10 @@
 #define LINE_MAX_LEN 1024
 #define OPEN_WINDOW 10.0 /* seconds the first replies may take, at least */
 
+/* The launcher closes the PMI socket at finalize (and Hydra kills a rank
+ * that exits without it): one join per process. */
+static int finalized;
+
 typedef struct boot_pmi1 {
     int fd;
     int rank;
@@ -398,6 +402,12 @@ static int use_fd(boot_pmi1_t *b, const char *fd_s, const char *rank_s,
 static int pmi1_open(tlm_boot_env_fn_t *env, double timeout, void **a_p,
                      tlm_boot_join_t *join)
 {
+    if (finalized) {
+        tlm_error("pmi1: this process left its job already "
+                  "(telemem_finalize): under a PMI launcher "
+                  "telemem_initialize runs once per process");
+        return TELEMEM_ERR_BOOTSTRAP;
+    }
     const char *fd_s = env ? env("PMI_FD") : NULL;
     const char *port_s = env ? env("PMI_PORT") : NULL;
     boot_pmi1_t *b = calloc(1, sizeof(*b));
@@ -475,6 +485,7 @@ static void pmi1_close(void *a)
     if (!b->broken) /* best effort: the job is over for this rank */
         command(b, "cmd=finalize\n", "finalize_ack", reply, sizeof(reply),
                 NULL, tlm_util_now() + TLM_MAX(b->timeout, 1.0));
+    finalized = 1;
     if (b->own_fd)
         close(b->fd);
     free(b);

@@ -17,6 +17,10 @@
 #include "util/log.h"
 #include "util/util.h"
 
+/* The launcher closes the PMI socket at finalize (and Hydra kills a rank
+ * that exits without it): one join per process. */
+static int finalized;
+
 typedef struct boot_pmi2 {
     char kvsname[PMI2_MAX_VALLEN];
     tlm_boot_text_t text;
@@ -54,6 +58,12 @@ static int pmi2_get_str(void *ctx, int owner, const char *key, char *val,
 static int pmi2_open(tlm_boot_env_fn_t *env, double timeout, void **a_p,
                      tlm_boot_join_t *join)
 {
+    if (finalized) {
+        tlm_error("pmi2: this process left its job already "
+                  "(telemem_finalize): under a PMI launcher "
+                  "telemem_initialize runs once per process");
+        return TELEMEM_ERR_BOOTSTRAP;
+    }
     int spawned = 0, size = 0, rank = -1, appnum = 0;
     int rc = PMI2_Init(&spawned, &size, &rank, &appnum);
     if (rc != PMI2_SUCCESS || size < 1 || rank < 0 || rank >= size) {
@@ -123,9 +133,10 @@ static void pmi2_abort(void *a, int status, const char *why)
 
 static void pmi2_close(void *a)
 {
-    int rc = PMI2_Finalize();
+    int rc = PMI2_Finalize(); /* closes PMI_FD */
     if (rc != PMI2_SUCCESS)
         tlm_debug("PMI2_Finalize: error %d", rc);
+    finalized = 1;
     free(a);
 }
 

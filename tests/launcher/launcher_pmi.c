@@ -82,7 +82,7 @@ static tlm_boot_t *join_launched(double timeout)
  * bytes for 1023-character values), and the largest value. */
 static const size_t sizes[] = {0,    1,    2,    3,    4,    5,    100,
                                761,  762,  763,  764,  765,  1000, 1523,
-                               1524, 1525, 1526, 3000, 4096, 65536};
+                               1526, 1527, 1528, 3000, 4096, 65536};
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 
 static void long_key(char *key, size_t cap, int r)
@@ -588,19 +588,35 @@ static int end_fake(pid_t pid, int fd)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-/* A whole session: open, every size of value, fence, get, finalize. */
+static tlm_boot_t *fake_open(enum fault f, double timeout, pid_t *pid_p,
+                             int *fd_p, int want)
+{
+    static char fd_var[32];
+    static const char *vars[4];
+    *pid_p = start_fake(f, fd_p, fd_var);
+    vars[0] = fd_var;
+    vars[1] = "PMI_RANK=0";
+    vars[2] = "PMI_SIZE=1";
+    fake_vars = vars;
+    tlm_boot_params_t p = {.rank = -1, .size = -1, .mode = "pmi1",
+                           .env = fake_env, .timeout = timeout};
+    tlm_boot_t *b = NULL;
+    int lvl = tlm_log_level;
+    if (want != TELEMEM_OK)
+        tlm_log_level = -1;
+    check(tlm_core_boot_open(&p, &b), want, "open against a fake server");
+    tlm_log_level = lvl;
+    return b;
+}
+
+/* A whole session: open, every size of value, fence, get, finalize; and
+ * no second one in the same process. */
 static void fake_session(void)
 {
     static unsigned char buf[65536], got[65536];
-    char fd_var[32];
+    pid_t pid;
     int fd;
-    pid_t pid = start_fake(F_NONE, &fd, fd_var);
-    const char *vars[] = {fd_var, "PMI_RANK=0", "PMI_SIZE=1", NULL};
-    fake_vars = vars;
-    tlm_boot_params_t p = {.rank = -1, .size = -1, .mode = "pmi1",
-                           .env = fake_env, .timeout = 10};
-    tlm_boot_t *b;
-    check(tlm_core_boot_open(&p, &b), TELEMEM_OK, "fake open");
+    tlm_boot_t *b = fake_open(F_NONE, 10, &pid, &fd, TELEMEM_OK);
     if (tlm_core_boot_size(b) != 1 || tlm_core_boot_rank(b) != 0 ||
         tlm_core_boot_jobid(b)[0] != 'm')
         fail("fake open: rank %d of %d, job %s", tlm_core_boot_rank(b),
@@ -616,52 +632,85 @@ static void fake_session(void)
     if (st != 0)
         fail("the fake server ended with status %d (9: a line over 1024 "
              "bytes, 10: an unexpected command)", st);
-    /* abort: the server gets the exit code */
-    pid = start_fake(F_NONE, &fd, fd_var);
-    check(tlm_core_boot_open(&p, &b), TELEMEM_OK, "fake open 2");
+    fake_open(F_NONE, 10, &pid, &fd, TELEMEM_ERR_BOOTSTRAP);
+    end_fake(pid, fd);
+}
+
+/* abort: the server gets the exit code */
+static void fake_abort(void)
+{
+    pid_t pid;
+    int fd;
+    tlm_boot_t *b = fake_open(F_NONE, 10, &pid, &fd, TELEMEM_OK);
     int lvl = tlm_log_level;
     tlm_log_level = -1;
     tlm_core_boot_abort(b, 42, "on purpose");
     tlm_log_level = lvl;
     tlm_core_boot_close(b); /* no finalize after an abort */
-    if ((st = end_fake(pid, fd)) != 42)
+    int st = end_fake(pid, fd);
+    if (st != 42)
         fail("abort: the fake server ended with %d, not 42", st);
+}
+
+static void fake_fault(enum fault f)
+{
+    pid_t pid;
+    int fd;
+    if (f != F_HANG) {
+        fake_open(f, 0.3, &pid, &fd, TELEMEM_ERR_BOOTSTRAP);
+        end_fake(pid, fd);
+        return;
+    }
+    /* a fence that times out leaves the stream out of step */
+    tlm_boot_t *b = fake_open(f, 0.3, &pid, &fd, TELEMEM_OK);
+    char v[8];
+    size_t len;
+    int lvl = tlm_log_level;
+    tlm_log_level = -1;
+    check(tlm_core_boot_put(b, "x.0", "1", 1), TELEMEM_OK, "put");
+    check(tlm_core_boot_fence(b), TELEMEM_ERR_TIMED_OUT,
+          "fence against a server that hangs");
+    check(tlm_core_boot_get(b, "x.0", v, sizeof(v), &len),
+          TELEMEM_ERR_BOOTSTRAP, "get after a lost fence");
+    tlm_log_level = lvl;
+    tlm_core_boot_close(b);
+    kill(pid, SIGKILL);
+    end_fake(pid, fd);
+}
+
+/* Each case in a process of its own: a process joins a PMI job once. */
+static void in_child(void (*fn)(void), void (*fault_fn)(enum fault),
+                     enum fault f, const char *what)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        fail("fork: %s", strerror(errno));
+    if (pid == 0) {
+        if (fn)
+            fn();
+        else
+            fault_fn(f);
+        fflush(NULL);
+        _exit(tlm_util_log_count(TLM_LOG_ERROR) ||
+              tlm_util_log_count(TLM_LOG_WARN) ? 1 : 0);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        fail("%s failed (status %d)", what, st);
 }
 
 static int mode_pmi1_fake(void)
 {
-    fake_session();
-    int lvl = tlm_log_level;
-    enum fault opens[] = {F_CLOSE, F_BOGUS, F_INIT_RC, F_MAXES};
-    for (int i = 0; i < 5; i++) {
-        char fd_var[32];
-        int fd;
-        enum fault f = i < 4 ? opens[i] : F_HANG;
-        pid_t pid = start_fake(f, &fd, fd_var);
-        const char *vars[] = {fd_var, "PMI_RANK=0", "PMI_SIZE=1", NULL};
-        fake_vars = vars;
-        tlm_boot_params_t p = {.rank = -1, .size = -1, .mode = "pmi1",
-                               .env = fake_env, .timeout = 0.3};
-        tlm_boot_t *b;
-        tlm_log_level = -1;
-        if (f != F_HANG) {
-            check(tlm_core_boot_open(&p, &b), TELEMEM_ERR_BOOTSTRAP,
-                  "open against a faulty server");
-        } else {
-            /* a fence that times out leaves the stream out of step */
-            size_t len;
-            check(tlm_core_boot_open(&p, &b), TELEMEM_OK, "open (hang)");
-            check(tlm_core_boot_put(b, "x.0", "1", 1), TELEMEM_OK, "put");
-            check(tlm_core_boot_fence(b), TELEMEM_ERR_TIMED_OUT,
-                  "fence against a server that hangs");
-            check(tlm_core_boot_get(b, "x.0", fd_var, 8, &len),
-                  TELEMEM_ERR_BOOTSTRAP, "get after a lost fence");
-            tlm_core_boot_close(b);
-            kill(pid, SIGKILL);
-        }
-        tlm_log_level = lvl;
-        end_fake(pid, fd);
-    }
+    in_child(fake_session, NULL, F_NONE, "a whole session");
+    in_child(fake_abort, NULL, F_NONE, "abort");
+    in_child(NULL, fake_fault, F_CLOSE, "a server that closes");
+    in_child(NULL, fake_fault, F_BOGUS, "a server that answers nonsense");
+    in_child(NULL, fake_fault, F_INIT_RC, "a server that refuses init");
+    in_child(NULL, fake_fault, F_MAXES, "a server with short keys");
+    in_child(NULL, fake_fault, F_HANG, "a server that hangs in a barrier");
     printf("launcher_pmi: PMI-1 client against a fake server ok\n");
     return 0;
 }
