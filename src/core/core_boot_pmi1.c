@@ -176,8 +176,8 @@ static int field(const char *reply, const char *name, char *out, size_t cap)
 }
 
 /* One exchange: send line, read the reply, check it is `expect` and, when
- * it carries an rc, that rc is 0 (else *rc_p gets it when rc_p is given,
- * and the call returns TELEMEM_OK). */
+ * it carries an rc, that rc is 0 (else, when rc_p is given, *rc_p is set
+ * to 1 and the call returns TELEMEM_OK). */
 static int command(boot_pmi1_t *b, const char *line, const char *expect,
                    char *reply, size_t cap, int *rc_p, double deadline)
 {
@@ -201,7 +201,12 @@ static int command(boot_pmi1_t *b, const char *line, const char *expect,
         b->broken = 1;
         return TELEMEM_ERR_BOOTSTRAP;
     }
-    int code = field(reply, "rc", st, sizeof(st)) == 0 ? atoi(st) : 0;
+    int code = 0; /* no rc: success; an rc that is not 0: failure */
+    if (field(reply, "rc", st, sizeof(st)) == 0) {
+        char *end;
+        long v = strtol(st, &end, 10);
+        code = end != st && *end == '\0' && v == 0 ? 0 : 1;
+    }
     if (code != 0 && rc_p == NULL) {
         tlm_error("pmi1 %s: the launcher refused: \"%.200s\"", what, reply);
         return TELEMEM_ERR_BOOTSTRAP;

@@ -6,6 +6,7 @@
  * launchers is in docs/bootstrap.md ("Launchers"). */
 #define TLM_LOG_SUBSYS "boot"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,8 +136,12 @@ static int select_auto(tlm_boot_env_fn_t *env,
         return *ops_p ? TELEMEM_OK : refuse_pmix(l);
     }
     if (var(env, "PMI_FD") || var(env, "PMI_PORT")) {
-        /* Slurm's pmi2 plugin serves PMI-2 and PMI-1 on one socket */
-        *ops_p = l.slurm && pmi2_ops() ? pmi2_ops() : &tlm_boot_pmi1_ops;
+        /* Slurm's pmi2 plugin (it sets PMI_JOBID) serves PMI-2 and PMI-1
+         * on one socket; Hydra (MPI_LOCALNRANKS), also when its proxies
+         * run in a Slurm step, gets PMI-1 */
+        bool slurm_pmi2 = var(env, "PMI_JOBID") && var(env, "PMI_FD") &&
+                          !var(env, "MPI_LOCALNRANKS");
+        *ops_p = slurm_pmi2 && pmi2_ops() ? pmi2_ops() : &tlm_boot_pmi1_ops;
         return TELEMEM_OK;
     }
     if (l.n > 1)

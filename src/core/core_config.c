@@ -147,7 +147,8 @@ int tlm_core_config_init(tlm_config_t *cfg)
  * started. */
 static const char *const launcher_vars[] = {
     "PMIX_NAMESPACE", "PMIX_RANK",                      /* PMIx */
-    "PMI_FD", "PMI_PORT", "PMI_ID", "PMI_RANK", "PMI_SIZE", /* PMI-1/2 */
+    "PMI_FD", "PMI_PORT", "PMI_ID", "PMI_RANK", "PMI_SIZE", "PMI_JOBID",
+                                                        /* PMI-1, PMI-2 */
     "MPI_LOCALNRANKS",                                  /* Hydra */
     "SLURM_STEP_ID", "SLURM_STEP_NUM_TASKS", "SLURM_NTASKS",
     "SLURM_MPI_TYPE",                                   /* Slurm srun */

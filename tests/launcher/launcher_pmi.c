@@ -405,8 +405,11 @@ static const select_case_t cases[] = {
     {"auto", "", {"SLURM_STEP_ID=0", "SLURM_STEP_NUM_TASKS=1"}, TELEMEM_OK,
      NULL},
     {"auto", "", {"SLURM_NTASKS=4", "SLURM_JOB_ID=9"}, TELEMEM_OK, NULL},
-    {"auto", "", {SRUN2, "PMI_FD=5", "PMI_RANK=0", "PMI_SIZE=2"}, TELEMEM_OK,
-     SLURM_PMI},
+    {"auto", "", {SRUN2, "PMI_FD=5", "PMI_JOBID=7.0", "PMI_RANK=0"},
+     TELEMEM_OK, SLURM_PMI},
+    /* Hydra's proxies started by srun (mpiexec in an allocation) */
+    {"auto", "", {SRUN2, "PMI_FD=5", "PMI_RANK=0", "MPI_LOCALNRANKS=2"},
+     TELEMEM_OK, "pmi1"},
     {"auto", "", {"PMI_FD=5", "PMI_RANK=0", "PMI_SIZE=2",
                   "MPI_LOCALNRANKS=2"}, TELEMEM_OK, "pmi1"},
     {"auto", "", {"PMI_PORT=vm:1", "PMI_ID=0", "MPI_LOCALNRANKS=2"},
