@@ -18,11 +18,13 @@ static int fail(const char *what, int rc)
     return 1;
 }
 
-/* The rank the launcher gave this process, -1 when it says none. */
+/* The rank the launcher gave this process, -1 when it says none.  The
+ * PMI variables first: under MPICH's mpiexec in a Slurm allocation,
+ * SLURM_PROCID numbers Hydra's proxies, not the ranks. */
 static int launcher_rank(void)
 {
-    const char *vars[] = {"SLURM_PROCID", "PMI_RANK", "PMIX_RANK",
-                          "OMPI_COMM_WORLD_RANK", "PMI_ID"};
+    const char *vars[] = {"PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK",
+                          "PMI_ID", "SLURM_PROCID"};
     for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
         const char *v = getenv(vars[i]);
         if (v && v[0])

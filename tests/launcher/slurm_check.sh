@@ -3,9 +3,9 @@
 # private munged, slurmctld and slurmd (configuration, state, sockets and
 # logs in one directory under the build directory), runs 2-rank jobs with
 # srun --mpi=pmi2 (libpmi2, and PMI-1 on the same socket), --mpi=pmix and
-# --mpi=none (which must be refused with its message), checks that a rank
-# that aborts or exits ends the job, and stops every daemon it started,
-# also on failure.  Exit 77 (skipped) with the reason
+# --mpi=none (which must be refused with its message) and MPICH's mpiexec
+# in an allocation, checks that a rank that aborts or exits ends the job,
+# and stops every daemon it started, also on failure.  Exit 77 (skipped) with the reason
 # when Slurm cannot start here.
 # Usage: slurm_check.sh BUILD_SUBDIR LAUNCHER_JOB LAUNCHER_PMI PMIX PMI2
 #        (PMIX, PMI2: yes or no, whether this Telemem has that adapter)
@@ -17,7 +17,7 @@ skip() { echo "SKIP: $*"; exit 77; }
 say() { echo "[$(( $(date +%s) - t0 ))s] $*"; }
 
 PATH=$PATH:/usr/sbin:/sbin
-for p in slurmctld slurmd srun sinfo squeue scancel munged python3; do
+for p in slurmctld slurmd srun salloc sinfo squeue scancel munged python3; do
     command -v "$p" >/dev/null ||
         skip "$p not found (Debian: slurm-wlm, munge; scripts/install-deps.sh test)"
 done
@@ -221,6 +221,24 @@ elif ! echo "$mpis" | grep -qw pmix; then
 else
     job pmix pmix pmix
     ends pmix-exit "rank 1 exited" --mpi=pmix "$pmi" exit 1 3
+fi
+
+# MPICH's mpiexec in an allocation: Hydra starts its proxies with srun,
+# the ranks see a Slurm step and Hydra's PMI_FD: PMI-1
+if command -v mpiexec.hydra >/dev/null; then
+    if timeout 60 salloc -N 1 -n 2 -O -t 1 env TELEMEM_LOG_LEVEL=info \
+           TELEMEM_LOG_FILTER=boot mpiexec.hydra -n 2 "$job" 2 \
+           >"$d/log/hydra.out" 2>"$d/log/hydra.err" &&
+       [ "$(grep -c ' ok$' "$d/log/hydra.out")" = 2 ] &&
+       [ "$(grep -c 'through pmi1$' "$d/log/hydra.err")" = 2 ]; then
+        say "ok   hydra: salloc -n 2 mpiexec.hydra -n 2: 2 ranks through pmi1"
+    else
+        say "FAIL hydra: salloc -n 2 mpiexec.hydra -n 2"
+        cat "$d/log/hydra.out" "$d/log/hydra.err"
+        fails=$((fails + 1))
+    fi
+else
+    say "skip hydra: no mpiexec.hydra (mpich)"
 fi
 
 # --mpi=none: 2 tasks and no PMI: each is refused, with the fix
