@@ -94,7 +94,8 @@ static int refuse_pmix(launcher_t l)
     }
     char n[32] = "";
     if (l.n > 1)
-        snprintf(n, sizeof(n), " with %ld ranks", l.n);
+        snprintf(n, sizeof(n), " with %ld %s", l.n,
+                 l.slurm ? "tasks" : "ranks");
     tlm_error("launched by %s%s through PMIx, but this Telemem was built "
               "without PMIx (libpmix-dev): rebuild it with PMIx, %sor start "
               "the job with telemem-run", l.who, n,

@@ -90,6 +90,17 @@ hydra-exit)     # rank 1 exits with 3 while rank 0 waits in a fence
         cat "$out" "$err"; exit 1
     fi
     echo "the exit ended the job (status $st)" ;;
+mpirun-no-pmix) # Open MPI's mpirun, a build without PMIx: refused
+    want="launched by Open MPI mpirun with 2 ranks through PMIx, but this Telemem was built without PMIx (libpmix-dev)"
+    timeout 50 "$1" --allow-run-as-root --oversubscribe -n 2 "$2" 2 \
+        >"$out" 2>"$err"
+    st=$?
+    if [ $st = 0 ] || [ "$(grep -c TELEMEM_ERR_BOOTSTRAP "$out")" != 2 ] ||
+       ! grep -qF -- "$want" "$err"; then
+        echo "FAIL: mpirun exited $st; expected a refusal with: $want"
+        cat "$out" "$err"; exit 1
+    fi
+    echo "refused as expected:"; grep -F -- "$want" "$err" | head -n 1 ;;
 *)
     echo "pmi_check.sh: unknown case $case_"; exit 2 ;;
 esac

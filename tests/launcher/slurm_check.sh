@@ -214,7 +214,18 @@ else
     say "skip pmi2: this Slurm offers no pmi2 plugin"
 fi
 
-if [ "$have_pmix" != yes ]; then
+if [ "$have_pmix" != yes ] && echo "$mpis" | grep -qw pmix; then
+    # a build without PMIx refuses srun --mpi=pmix, and says what works
+    want="launched by Slurm srun with 2 tasks through PMIx, but this Telemem was built without PMIx (libpmix-dev): rebuild it with PMIx, use srun --mpi=pmi2, or start the job with telemem-run"
+    if ! run pmix-refused --mpi=pmix "$job" 2 &&
+       [ "$(grep -cF -- "$want" "$d/log/pmix-refused.err")" = 2 ]; then
+        say "ok   pmix: refused by this build without PMIx"
+    else
+        say "FAIL pmix: not refused with the message"
+        cat "$d/log/pmix-refused.out" "$d/log/pmix-refused.err"
+        fails=$((fails + 1))
+    fi
+elif [ "$have_pmix" != yes ]; then
     say "skip pmix: this Telemem is built without PMIx"
 elif ! echo "$mpis" | grep -qw pmix; then
     say "skip pmix: this Slurm offers no pmix plugin"
