@@ -12,7 +12,7 @@
 # Usage: scripts/install-deps.sh [build|test|bench|package|all]... (needs root)
 set -euo pipefail
 
-usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
 case "${1:-}" in -h|--help) usage; exit 0;; esac
 
 want_build=1 want_test=0 want_bench=0 want_package=0
