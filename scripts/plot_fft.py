@@ -62,6 +62,7 @@ IMPL = {"telemem-fft/telemem": "telemem", "telemem-fft/armci": "armci-telemem",
         "armci-mpi-fft/mpi": "mpi"}
 ON_TELEMEM = ("telemem-fft/telemem", "telemem-fft/armci")
 PATHS = {"never": "am", "auto": "auto", "always": "direct"}
+CORES = [None]  # from env.txt (load), for the load warning
 
 
 def label(v, path=None):
@@ -268,7 +269,7 @@ def split_median(rs, crossing):
             statistics.median(hi) if hi else None)
 
 
-def conclusion(t, headers, llc, loads, bad):
+def conclusion(t, headers, llc, loads, bad, cores=None):
     """One line: how Telemem's puts do against MPI_Alltoall and ARMCI-MPI's
     puts (Gflop/s, below and above the cache) and the compute time after
     them (the paper's Fig. 9), with the load.  Variants in 'bad' (failed,
@@ -286,8 +287,7 @@ def conclusion(t, headers, llc, loads, bad):
              else "2^%d–2^%d points" % (sizes[0], sizes[-1]))
     if not split_ok:
         crossing = None
-    load = ("load %.1f–%.1f" % (min(loads), max(loads)) if loads
-            else "load not recorded")
+    load = ps.load_text(loads, cores or CORES[0])
     head = ("FFT, %s ranks, %s"
             % (next(iter(headers.values()), {}).get("ranks", "?"),
                {"am": "Telemem on the polling path",
@@ -419,7 +419,7 @@ def summary(t, headers, ref, llc, out, loads=(), bad=None,
     w("\n")
 
 
-def plot(t, headers, ref, llc, outdir, bad=None):
+def plot(t, headers, ref, llc, outdir, bad=None, loads=()):
     bad = bad or {}
     try:
         import matplotlib
@@ -434,6 +434,8 @@ def plot(t, headers, ref, llc, outdir, bad=None):
     vs = variants(t)
     crossing = llc_size(t, llc)
     ranks = next(iter(headers.values()), {}).get("ranks", "?")
+    ranks += (" ranks, load %.1f–%.1f" % (min(loads), max(loads)) if loads
+              else " ranks")
     path = telemem_path(headers)
     ptitle = path_title(path)
     ks = sorted({k for v in vs for k in t[v]})
@@ -447,7 +449,7 @@ def plot(t, headers, ref, llc, outdir, bad=None):
             ax.text(2 ** crossing, 0.98, " arrays > last-level cache",
                     rotation=90, va="top", ha="left", fontsize=8,
                     transform=ax.get_xaxis_transform())
-        ax.set_title(title + "\n" + ptitle, fontsize=10)
+        ax.set_title(title + "\n" + ptitle + "; " + ranks, fontsize=10)
         ax.grid(True, which="major", alpha=0.35)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=8, loc="upper center", ncol=2,
@@ -486,8 +488,8 @@ def plot(t, headers, ref, llc, outdir, bad=None):
                        cut_text(v))
     ax.set_ylim(bottom=0)
     finish(ax, fig, "fft-gflops.png", "Gflop/s (5 N log2 N / time)",
-           "FFT performance, %s ranks (cf. Fig. 8); band: spread over "
-           "rounds" % ranks, not_run(ORDER))
+           "FFT performance (cf. Fig. 8); band: spread over "
+           "rounds", not_run(ORDER))
 
     # Fig. 9: compute time relative to the reference, per round.
     fig, ax = plt.subplots(figsize=(7.6, 5.6))
@@ -515,9 +517,11 @@ def plot(t, headers, ref, llc, outdir, bad=None):
             vals += [x for q in p for x in q[1:]]
             ps.draw_series(ax, p, style(v, path), label(v, path))
         ax.axhline(1.0, color="black", linewidth=1.1)
-        if vals:
-            top = max(max(vals), 1.0) * 1.08
-            ax.set_ylim(min(min(vals), 1.0) / 1.08, top)
+        pos = [x for x in vals if x and x > 0]
+        if pos and max(pos + [1.0]) / min(pos + [1.0]) > 3:
+            ps.ratio_axis(ax, pos)  # a busy machine: log2, 1/4x .. 4x
+        elif pos:
+            ax.set_ylim(min(min(pos), 1.0) / 1.08, max(max(pos), 1.0) * 1.08)
     else:
         notes.append("no reference: %s %s" % (label(ref), bad.get(
             ref, "not in the CSVs")))
@@ -598,7 +602,9 @@ def load(inputs, llc=0, expected=None):
     of bench-fft.sh for the programs that have CSVs)."""
     rows, headers = read(inputs)
     t = table(rows)
-    failed, loads = run_problems([p for p in inputs if os.path.isdir(p)])
+    dirs = [p for p in inputs if os.path.isdir(p)]
+    failed, loads = run_problems(dirs)
+    CORES[0] = ps.env_cores(dirs)
     if expected is None:
         progs = {v.split("/")[0] for v in t}
         expected = [v for v in ORDER if v.split("/")[0] in progs
@@ -638,7 +644,7 @@ def main():
             summary(t, headers, ref, args.llc, f, loads, bad)
         print("plot_fft.py: wrote " + args.summary)
     if not args.no_plots:
-        plot(t, headers, ref, args.llc, args.out, bad)
+        plot(t, headers, ref, args.llc, args.out, bad, loads)
     return 0
 
 

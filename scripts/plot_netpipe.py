@@ -63,6 +63,7 @@ BANDS = [(1, 63, "1–63 B"), (64, 4095, "64 B–4 KiB"),
          (4096, 65535, "4–64 KiB"), (65536, 1048575, "64 KiB–1 MiB"),
          (1048576, 1 << 40, "≥ 1 MiB")]
 SKIP_EXIT = 77
+CORES = [None]  # from env.txt (collect), for the load warning
 CUT_NOTE = ("X marker, \"stopped at SIZE\": the series stopped there, short "
             "of the largest size, to keep to its time budget (--max-seconds); "
             "summary.md does not compare it")
@@ -248,6 +249,7 @@ def collect(paths):
                 if key not in data:
                     info[key]["stopped"] = st
     curves = {k: Curve(per, info[k]) for k, per in data.items()}
+    CORES[0] = ps.env_cores(dirs)
     return files, curves, not_run_runs(dirs, seen_runs, curves)
 
 
@@ -462,8 +464,8 @@ def loads_of(curves):
 
 
 def load_text(curves):
-    lr = loads_of(curves)
-    return (f"load {lr[0]:.1f}–{lr[1]:.1f}" if lr else "load not recorded")
+    return ps.load_text([x for c in curves.values() for x in c.loads],
+                        CORES[0])
 
 
 def cut_list(curves, mode=None):
@@ -806,8 +808,9 @@ def plot(plt, curves, outdir, not_run=()):
                             "lower right")
         if mode == "latency" and top > 0:
             axes[0][0].set_ylim(None, top * 1.3)
-        fig.suptitle(sup + "; line = median per power of two, band = "
-                     "spread of the sizes around it", fontsize=11)
+        fig.suptitle(sup + f" ({load_text(curves)}); line = median per "
+                     "power of two, band = spread of the sizes around it",
+                     fontsize=11)
         cut_any = any(c.cut for k, c in curves.items() if k[1] == mode
                       and (mode == "burst" or c.sizes[-1] <= LAT_MAX))
         if cut_any:
@@ -870,8 +873,9 @@ def plot(plt, curves, outdir, not_run=()):
         ps.note_box(ax, notes, "lower right")
     for c in range(len(paths)):
         ps.ratio_axis(axes[0][c], allv)
-    fig.suptitle("Relative burst-put bandwidth (cf. Fig. 5): solid "
-                 "untouched (A/T), dashed touched (A*/T*)", fontsize=11)
+    fig.suptitle("Relative burst-put bandwidth (cf. Fig. 5), 2 local "
+                 f"ranks ({load_text(curves)}): solid untouched (A/T), "
+                 "dashed touched (A*/T*)", fontsize=11)
     if any_cut[0]:
         fig.text(0.5, 0.005, CUT_NOTE, ha="center", va="bottom",
                  fontsize=8.5, color="#8a1c1c")

@@ -14,6 +14,7 @@ take matplotlib's axes.
 """
 
 import math
+import os
 import statistics
 
 # Implementation -> (colour, lighter shade for the auto/direct variants).
@@ -172,3 +173,28 @@ def empty_note(ax, text):
     """A panel without data says so in its middle."""
     ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center",
             va="center", fontsize=10, color="#777777")
+
+
+def load_text(loads, cores=None):
+    """'load 2.1–3.3', and a warning when the 1-minute load exceeded the
+    cores (other jobs shared the CPUs: the figures say more about them)."""
+    if not loads:
+        return "load not recorded"
+    cores = cores or os.cpu_count() or 1
+    text = f"load {min(loads):.1f}–{max(loads):.1f}"
+    if max(loads) > cores + 0.5:
+        text += f" on {cores} cores: busy, not representative"
+    return text
+
+
+def env_cores(dirs):
+    """'cores: N' of the first env.txt of a bench script's directory."""
+    for d in dirs:
+        try:
+            with open(os.path.join(d, "env.txt")) as f:
+                for ln in f:
+                    if ln.startswith("cores:"):
+                        return int(ln.split(":")[1])
+        except (OSError, ValueError):
+            pass
+    return None
