@@ -554,6 +554,9 @@ def plot(t, headers, ref, llc, outdir, bad=None, loads=()):
                 ps.draw_series(ax, pts(v, f, per_point=True), style(v, path),
                                label(v, path), cut_text(v))
             ps.size_axis(ax, lo, hi, "problem size N (points)", pow2=True)
+            if crossing is not None:
+                ax.axvline(2 ** crossing, color="k", linestyle=":",
+                           linewidth=1)
             ax.set_title({"papi_l1_dcm": "L1 data-cache misses",
                           "papi_l2_dcm": "L2 data-cache misses",
                           "papi_l3_dcm": "L3 misses (L3_DCM or L3_TCM)"}[f] +

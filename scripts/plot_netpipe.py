@@ -412,9 +412,15 @@ def band_winners(curves, touch, mode="burst"):
         if not vals:
             continue
         best = vals[0][1]
+        prev = ranges[-1][2] if ranges else None
+        # The last range's winner within 5 % of the best: it goes on (no
+        # flip-flop between two variants of one implementation).
+        if isinstance(prev, str) and any(
+                s == prev and v * 1.05 >= vals[0][0] for v, s in vals):
+            best = prev
         rival = next((v for v in vals if family(v[1]) != family(best)), None)
         who = best
-        if rival and vals[0][0] / rival[0] < 1.05:
+        if rival and median_in(best, lo, hi) / rival[0] < 1.05:
             who = tuple(sorted((best, rival[1]), key=impl_rank))
         if ranges and ranges[-1][2] == who:
             ranges[-1][1] = hi
@@ -631,13 +637,17 @@ def flag_lines(curves, not_run):
                      " (touched)" if touch else " (untouched)")
             out.append(f"- {label(s)}{which}: {why}")
         out.append("")
-    part = sorted({(k[0], k[2], c.skipped) for k, c in curves.items()
-                   if c.skipped and not c.cut})
+    part = defaultdict(int)
+    for k, c in curves.items():
+        if c.skipped and not c.cut:
+            part[(k[0], k[2])] += c.skipped
     if part:
         out.append("Behind schedule (only powers of two measured for part "
                    "of the range; compared): " + ", ".join(
-                       f"{label(s, t)} ({n} sizes left out)"
-                       for s, t, n in part) + ".\n")
+                       f"{label(s, t)} ({n} size{'s' if n > 1 else ''} "
+                       "left out)" for (s, t), n in sorted(
+                           part.items(), key=lambda e: (impl_rank(e[0][0]),
+                                                        e[0][1]))) + ".\n")
     return out
 
 
@@ -808,7 +818,7 @@ def plot(plt, curves, outdir, not_run=()):
                             "lower right")
         if mode == "latency" and top > 0:
             axes[0][0].set_ylim(None, top * 1.3)
-        fig.suptitle(sup + f" ({load_text(curves)}); line = median per "
+        fig.suptitle(sup + f", {load_text(curves)}\nline = median per "
                      "power of two, band = spread of the sizes around it",
                      fontsize=11)
         cut_any = any(c.cut for k, c in curves.items() if k[1] == mode
@@ -874,8 +884,9 @@ def plot(plt, curves, outdir, not_run=()):
     for c in range(len(paths)):
         ps.ratio_axis(axes[0][c], allv)
     fig.suptitle("Relative burst-put bandwidth (cf. Fig. 5), 2 local "
-                 f"ranks ({load_text(curves)}): solid untouched (A/T), "
-                 "dashed touched (A*/T*)", fontsize=11)
+                 f"ranks, {load_text(curves)}\nsolid untouched (A/T), "
+                 "dashed touched (A*/T*); line = median per power of two, "
+                 "band = spread", fontsize=11)
     if any_cut[0]:
         fig.text(0.5, 0.005, CUT_NOTE, ha="center", va="bottom",
                  fontsize=8.5, color="#8a1c1c")
