@@ -173,20 +173,17 @@ class Curve:
         self.sizes = sorted(per_size)
         self.med = {n: statistics.median(v[1] for v in per_size[n])
                     for n in self.sizes}
-        self.best = {n: min(v[2] for v in per_size[n]) for n in self.sizes}
-        self.nrounds = max(len(v) for v in per_size.values())
         self.expected = info.get("max_bytes")
-        self.stopped = info.get("stopped")  # smallest "stopped before"
         self.skipped = info.get("skipped", 0)
         self.loads = info.get("loads", [])
         # Cut: the largest size measured in any round is short of the
-        # schedule's last one (a round that went on to the end covers it).
-        self.cut = bool(self.expected and self.sizes
-                        and self.sizes[-1] < self.expected)
-
-    def mbps(self, n):
-        us = self.med.get(n)
-        return n / us if us else None
+        # schedule's last one (a round that went on to the end covers it);
+        # without the '# sizes' header line, short of a '# MODE: stopped
+        # before N bytes' note.
+        stopped = info.get("stopped")
+        last = self.sizes[-1]
+        self.cut = (last < self.expected if self.expected
+                    else stopped is not None and last < stopped)
 
     def bw_bins(self):
         """[(2^k, median, low, high)] of bandwidth in GB/s."""
@@ -241,13 +238,6 @@ def collect(paths):
                 i["stopped"] = st
             i["skipped"] += head["skipped"].get(key[1], 0)
             i["loads"] += head["loads"]
-        # A mode that stopped before its first size has no rows: still a
-        # (cut) series of this file.
-        for mode, st in head["stopped"].items():
-            for row in rows[:1]:
-                key = (row_series(row), mode, row["touch"])
-                if key not in data:
-                    info[key]["stopped"] = st
     curves = {k: Curve(per, info[k]) for k, per in data.items()}
     CORES[0] = ps.env_cores(dirs)
     return files, curves, not_run_runs(dirs, seen_runs, curves)
