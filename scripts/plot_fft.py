@@ -459,7 +459,7 @@ def plot(t, headers, ref, llc, outdir, bad=None, loads=()):
                      va="bottom", fontsize=8, color="#8a1c1c")
         fig.tight_layout(rect=(0, 0.032 * len(notes), 1, 1))
         p = os.path.join(outdir, name)
-        fig.savefig(p, dpi=110)
+        ps.save_png(fig, p)
         plt.close(fig)
         print("plot_fft.py: wrote " + p)
 
@@ -567,7 +567,7 @@ def plot(t, headers, ref, llc, outdir, bad=None, loads=()):
         fig.suptitle("Cache misses per point — " + ptitle, fontsize=10)
         fig.tight_layout()
         path_ = os.path.join(outdir, "fft-cache-misses.png")
-        fig.savefig(path_, dpi=110)
+        ps.save_png(fig, path_)
         plt.close(fig)
         print("plot_fft.py: wrote " + path_)
     else:
@@ -579,7 +579,7 @@ def plot(t, headers, ref, llc, outdir, bad=None, loads=()):
                 "in these runs.\n\n" + "\n".join(wrap(reason, 80)),
                 ha="center", va="center", fontsize=9)
         path_ = os.path.join(outdir, "fft-cache-misses.png")
-        fig.savefig(path_, dpi=110)
+        ps.save_png(fig, path_)
         plt.close(fig)
         print("plot_fft.py: no PAPI counts (%s); %s says so" % (reason, path_))
     return True

@@ -752,7 +752,7 @@ def plot(plt, curves, outdir, not_run=()):
 
     def save(fig, name):
         p = os.path.join(outdir, name)
-        fig.savefig(p, dpi=110)
+        ps.save_png(fig, p)
         plt.close(fig)
         written.append(p)
 

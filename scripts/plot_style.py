@@ -198,3 +198,21 @@ def env_cores(dirs):
         except (OSError, ValueError):
             pass
     return None
+
+
+def save_png(fig, path, dpi=110):
+    """Write fig as a PNG of 256 colours (a third of the bytes of
+    matplotlib's RGBA for these line plots, so the figures of a run can
+    live in docs/results); plain savefig when PIL is missing."""
+    import io
+    try:
+        from PIL import Image
+    except ImportError:
+        fig.savefig(path, dpi=dpi)
+        return
+    buf = io.BytesIO()
+    fig.savefig(buf, dpi=dpi, format="png")
+    buf.seek(0)
+    with Image.open(buf) as im:
+        im.convert("RGB").quantize(colors=256, dither=Image.Dither.NONE) \
+            .save(path, optimize=True)
