@@ -434,8 +434,7 @@ def plot(t, headers, ref, llc, outdir, bad=None, loads=()):
     vs = variants(t)
     crossing = llc_size(t, llc)
     ranks = next(iter(headers.values()), {}).get("ranks", "?")
-    ranks += (" ranks, load %.1f–%.1f" % (min(loads), max(loads)) if loads
-              else " ranks")
+    ranks += " ranks, " + ps.load_text(loads, CORES[0])
     path = telemem_path(headers)
     ptitle = path_title(path)
     ks = sorted({k for v in vs for k in t[v]})
@@ -449,7 +448,7 @@ def plot(t, headers, ref, llc, outdir, bad=None, loads=()):
             ax.text(2 ** crossing, 0.98, " arrays > last-level cache",
                     rotation=90, va="top", ha="left", fontsize=8,
                     transform=ax.get_xaxis_transform())
-        ax.set_title(title + "\n" + ptitle + "; " + ranks, fontsize=10)
+        ax.set_title(title + "\n" + ptitle + "\n" + ranks, fontsize=9.5)
         ax.grid(True, which="major", alpha=0.35)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=8, loc="upper center", ncol=2,
@@ -488,8 +487,8 @@ def plot(t, headers, ref, llc, outdir, bad=None, loads=()):
                        cut_text(v))
     ax.set_ylim(bottom=0)
     finish(ax, fig, "fft-gflops.png", "Gflop/s (5 N log2 N / time)",
-           "FFT performance (cf. Fig. 8); band: spread over "
-           "rounds", not_run(ORDER))
+           "FFT performance (cf. Fig. 8); band: spread over rounds",
+           not_run(ORDER))
 
     # Fig. 9: compute time relative to the reference, per round.
     fig, ax = plt.subplots(figsize=(7.6, 5.6))

@@ -56,7 +56,7 @@ def size_text(n):
     """1 B, 64 B, 4 KiB, 8 MiB; NetPIPE's perturbed sizes (8 MiB - 3)
     read as the size they perturb."""
     for unit, text in ((1 << 20, "MiB"), (1024, "KiB")):
-        if n >= unit:
+        if n >= unit * 0.995:
             v = n / unit
             return (f"{round(v)} {text}" if abs(v - round(v)) < 0.005 * v
                     else f"{v:.1f} {text}")
