@@ -127,8 +127,11 @@ TELEMEM_API const char *telemem_status_name(int status);
  * Start Telemem in this process.  Collective over all ranks of the job.
  *
  * Reads the TELEMEM_* environment once (see the README table), joins the
- * job started by telemem-run (or runs as a single rank when started without
- * a launcher), and opens the transports.
+ * job started by telemem-run, by mpirun or srun (PMIx, PMI-2) or by MPICH's
+ * mpiexec (PMI-1) -- or runs as a single rank when started without a
+ * launcher -- and opens the transports.  Under a PMI-1 or PMI-2 launcher
+ * (srun --mpi=pmi2, MPICH's mpiexec) it may run once per process: the
+ * launcher closes its socket at finalize.
  *
  * @param argc, argv  the program's arguments; may be NULL.  They are not
  *                    modified in this release.
@@ -136,7 +139,13 @@ TELEMEM_API const char *telemem_status_name(int status);
  * @retval TELEMEM_ERR_ALREADY_INITIALIZED called twice without finalize
  * @retval TELEMEM_ERR_CONFIG              a TELEMEM_* variable is invalid
  *                                         (the message names it)
- * @retval TELEMEM_ERR_BOOTSTRAP           the launcher could not be reached
+ * @retval TELEMEM_ERR_BOOTSTRAP           the launcher could not be
+ *                                         reached, or it started several
+ *                                         ranks that this build cannot join
+ *                                         (srun --mpi=none, a PMIx launcher
+ *                                         and no PMIx built in, ...: the
+ *                                         message names the launcher and the
+ *                                         fix), never N one-rank jobs
  * @retval TELEMEM_ERR_TRANSPORT, TELEMEM_ERR_NO_MEMORY  set-up failed
  * After a failure the library is not initialized.  After
  * TELEMEM_ERR_CONFIG (every setting is checked before the job is joined) it

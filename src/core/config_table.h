@@ -16,7 +16,7 @@ TLM_CONFIG(SHM_BUF_COUNT, INT, "256",
 TLM_CONFIG(SHM_RING, INT, "256",
            "Descriptor cells per peer pair (power of two); messages up to 40 bytes travel inline in a cell")
 TLM_CONFIG(BOOTSTRAP, STRING, "auto",
-           "How a process joins its job: auto (telemem-run if it started us, else PMIx under mpirun/srun, else a singleton), telemem, pmix or singleton")
+           "How a process joins its job: auto (telemem-run if it started us, else the launcher's PMIx, PMI-2 or PMI-1, else a singleton; refused when a launcher started several ranks that cannot be joined), telemem, pmix, pmi2, pmi1 or singleton")
 TLM_CONFIG(TIMEOUT, SECONDS, "0",
            "Longest a wait (quiet, get, barrier, ...) may take before TELEMEM_ERR_TIMED_OUT; 0 = no limit")
 TLM_CONFIG(LIVENESS_INTERVAL, SECONDS, "0.5",

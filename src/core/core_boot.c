@@ -1,6 +1,7 @@
 /* core_boot.c - bootstrap client: the telemem-run key-value store over TCP
- * (docs/bootstrap.md), PMIx when started by mpirun/srun (core_boot_pmix.c),
- * or a local table in singleton mode; the choice is made here. */
+ * (docs/bootstrap.md), a launcher adapter when another launcher started the
+ * job (core_boot_adapter.h: PMIx, PMI-2, PMI-1; chosen by
+ * core_boot_select.c), or a local table in singleton mode. */
 #define TLM_LOG_SUBSYS "boot"
 
 #include <errno.h>
@@ -23,11 +24,8 @@
 #include "util/log.h"
 #include "util/util.h"
 
+#include "core/core_boot_select.h"
 #include "core/core_boot_wire.h"
-#include "tlm_build_config.h"
-#if TLM_HAVE_PMIX
-#include "core/core_boot_pmix.h"
-#endif
 
 #define CONNECT_WINDOW 10.0 /* seconds to connect and join, at least */
 #define ABORT_WAIT 5.0      /* seconds to wait for the launcher's ack */
@@ -51,9 +49,8 @@ struct tlm_boot {
     unsigned stale;  /* replies still due for GETs/ABORTs that timed out */
     unsigned char *in;
     size_t in_len;
-#if TLM_HAVE_PMIX
-    tlm_boot_pmix_t *pmix; /* non-NULL: every call goes to PMIx */
-#endif
+    const tlm_boot_adapter_ops_t *ad_ops;
+    void *ad; /* non-NULL: every call goes to this launcher adapter */
     /* singleton store */
     boot_kv_t *kv;
     size_t nkv;
@@ -458,10 +455,8 @@ static int key_rank(const char *key)
 
 static void boot_free(tlm_boot_t *b)
 {
-#if TLM_HAVE_PMIX
-    if (b->pmix)
-        tlm_boot_pmix_close(b->pmix);
-#endif
+    if (b->ad)
+        b->ad_ops->close(b->ad);
     if (b->fd >= 0)
         close(b->fd);
     for (size_t i = 0; i < b->nkv; i++) {
@@ -473,6 +468,34 @@ static void boot_free(tlm_boot_t *b)
     free(b);
 }
 
+/* Join through a launcher adapter; its calls replace the store's. */
+static int open_adapter(const tlm_boot_params_t *p,
+                        const tlm_boot_adapter_ops_t *ops,
+                        tlm_boot_t **boot_p)
+{
+    tlm_boot_t *b = calloc(1, sizeof(*b));
+    if (b == NULL) {
+        tlm_error("boot open: out of memory");
+        return TELEMEM_ERR_NO_MEMORY;
+    }
+    b->fd = -1;
+    tlm_boot_join_t join = {.rank = -1};
+    int rc = ops->open(p->env, p->timeout, &b->ad, &join);
+    if (rc != TELEMEM_OK) {
+        b->ad = NULL;
+        boot_free(b);
+        return rc;
+    }
+    b->ad_ops = ops;
+    b->rank = join.rank;
+    b->size = join.size;
+    snprintf(b->jobid, sizeof(b->jobid), "%s", join.jobid);
+    tlm_info("rank %d of %d joined job %s through %s", b->rank, b->size,
+             b->jobid, ops->name);
+    *boot_p = b;
+    return TELEMEM_OK;
+}
+
 int tlm_core_boot_open(const tlm_boot_params_t *p, tlm_boot_t **boot_p)
 {
     if (p == NULL || boot_p == NULL) {
@@ -482,36 +505,12 @@ int tlm_core_boot_open(const tlm_boot_params_t *p, tlm_boot_t **boot_p)
     const char *addr = p->kvs_addr ? p->kvs_addr : "";
     const char *jobid = p->jobid ? p->jobid : "";
     const char *mode = p->mode && p->mode[0] ? p->mode : "auto";
-    bool want_pmix = strcmp(mode, "pmix") == 0 ||
-                     (strcmp(mode, "auto") == 0 && !addr[0] && p->pmix_env);
-    if (strcmp(mode, "auto") && strcmp(mode, "pmix") &&
-        strcmp(mode, "telemem") && strcmp(mode, "singleton")) {
-        tlm_error("TELEMEM_BOOTSTRAP=\"%s\" is invalid: expected auto, "
-                  "telemem, pmix or singleton", mode);
-        return TELEMEM_ERR_CONFIG;
-    }
-    if (want_pmix) {
-#if TLM_HAVE_PMIX
-        tlm_boot_t *b = calloc(1, sizeof(*b));
-        if (b == NULL)
-            return TELEMEM_ERR_NO_MEMORY;
-        b->fd = -1;
-        int rc = tlm_boot_pmix_open(&b->pmix, &b->rank, &b->size, b->jobid,
-                                    sizeof(b->jobid));
-        if (rc != TELEMEM_OK) {
-            b->pmix = NULL;
-            boot_free(b);
-            return rc;
-        }
-        *boot_p = b;
-        return TELEMEM_OK;
-#else
-        tlm_error("started by a PMIx launcher (or TELEMEM_BOOTSTRAP=pmix), "
-                  "but this Telemem was built without PMIx (libpmix-dev): "
-                  "start the job with telemem-run");
-        return TELEMEM_ERR_BOOTSTRAP;
-#endif
-    }
+    const tlm_boot_adapter_ops_t *ops;
+    int rc = tlm_core_boot_select(mode, addr, p->env, &ops);
+    if (rc != TELEMEM_OK)
+        return rc;
+    if (ops)
+        return open_adapter(p, ops, boot_p);
     if (strcmp(mode, "singleton") == 0)
         addr = "";
     if (strcmp(mode, "telemem") == 0 && !addr[0]) {
@@ -571,7 +570,7 @@ int tlm_core_boot_open(const tlm_boot_params_t *p, tlm_boot_t **boot_p)
         boot_free(b);
         return TELEMEM_ERR_NO_MEMORY;
     }
-    int rc = connect_kvs(b);
+    rc = connect_kvs(b);
     if (rc == TELEMEM_OK)
         rc = hello(b);
     if (rc != TELEMEM_OK) {
@@ -660,10 +659,8 @@ int tlm_core_boot_put(tlm_boot_t *b, const char *key, const void *val,
                   val ? "too large a" : "NULL", len, WIRE_MAX_VAL);
         return TELEMEM_ERR_INVALID_ARG;
     }
-#if TLM_HAVE_PMIX
-    if (b->pmix)
-        return tlm_boot_pmix_put(b->pmix, key, val, len);
-#endif
+    if (b->ad)
+        return b->ad_ops->put(b->ad, key, val, len);
     if (b->fd < 0)
         return local_put(b, key, val, len);
     if ((rc = check_usable(b, "put")) != TELEMEM_OK)
@@ -699,10 +696,8 @@ int tlm_core_boot_fence(tlm_boot_t *b)
         tlm_error("kvs fence: NULL handle");
         return TELEMEM_ERR_INVALID_ARG;
     }
-#if TLM_HAVE_PMIX
-    if (b->pmix)
-        return tlm_boot_pmix_fence(b->pmix);
-#endif
+    if (b->ad)
+        return b->ad_ops->fence(b->ad);
     if (b->fd < 0)
         return TELEMEM_OK;
     if (b->fence_state == FENCE_DONE) {
@@ -743,16 +738,14 @@ int tlm_core_boot_get(tlm_boot_t *b, const char *key, void *buf, size_t cap,
     int rc = check_key(key, "get");
     if (rc != TELEMEM_OK)
         return rc;
-#if TLM_HAVE_PMIX
-    if (b->pmix) {
+    if (b->ad) {
         int owner = key_rank(key);
         if (owner < 0 || owner >= b->size) {
             tlm_error("kvs get %s: the key names no rank", key);
             return TELEMEM_ERR_INVALID_ARG;
         }
-        return tlm_boot_pmix_get(b->pmix, owner, key, buf, cap, len_p);
+        return b->ad_ops->get(b->ad, owner, key, buf, cap, len_p);
     }
-#endif
     const void *val;
     size_t len;
     if (b->fd < 0) {
@@ -822,12 +815,10 @@ void tlm_core_boot_abort(tlm_boot_t *b, int exit_status, const char *why)
 {
     if (why == NULL)
         why = "";
-#if TLM_HAVE_PMIX
-    if (b && b->pmix) {
-        tlm_boot_pmix_abort(b->pmix, exit_status, why);
+    if (b && b->ad) {
+        b->ad_ops->abort_job(b->ad, exit_status, why);
         return;
     }
-#endif
     if (b == NULL || b->fd < 0 || b->broken) {
         tlm_error("abort with status %d: %s%s", exit_status, why,
                   b && b->fd >= 0 ? " (launcher unreachable)" : "");

@@ -142,10 +142,27 @@ int tlm_core_config_init(tlm_config_t *cfg)
     return rc;
 }
 
-bool tlm_core_config_pmix_launched(void)
+/* The launcher variables the bootstrap reads (docs/bootstrap.md,
+ * "Launchers"): what joins a job, and what says how many ranks a launcher
+ * started. */
+static const char *const launcher_vars[] = {
+    "PMIX_NAMESPACE", "PMIX_RANK",                      /* PMIx */
+    "PMI_FD", "PMI_PORT", "PMI_ID", "PMI_RANK", "PMI_SIZE", "PMI_JOBID",
+                                                        /* PMI-1, PMI-2 */
+    "MPI_LOCALNRANKS",                                  /* Hydra */
+    "SLURM_STEP_ID", "SLURM_STEP_NUM_TASKS", "SLURM_NTASKS",
+    "SLURM_MPI_TYPE",                                   /* Slurm srun */
+    "OMPI_COMM_WORLD_SIZE",                             /* Open MPI */
+    "MV2_COMM_WORLD_SIZE",                              /* MVAPICH */
+};
+
+const char *tlm_core_config_launcher_env(const char *name)
 {
-    const char *ns = getenv("PMIX_NAMESPACE");
-    return ns && ns[0];
+    for (size_t i = 0; name && i < TLM_ARRAY_SIZE(launcher_vars); i++)
+        if (strcmp(name, launcher_vars[i]) == 0)
+            return getenv(name);
+    tlm_debug("launcher variable %s is not in the list read", name);
+    return NULL;
 }
 
 const char *tlm_core_config_string(void)

@@ -38,8 +38,10 @@ bool tlm_core_config_rxm_rx_size(const tlm_config_t *cfg, char *buf,
                                   size_t n);
 bool tlm_core_config_profile_path(const tlm_config_t *cfg, char *buf,
                                   size_t n);
-/* True when a PMIx launcher (mpirun, srun --mpi=pmix) started this process:
- * it sets PMIX_NAMESPACE (read here, the one reader of the environment). */
-bool tlm_core_config_pmix_launched(void);
+/* A launcher variable (PMIX_NAMESPACE, PMI_FD, SLURM_STEP_NUM_TASKS, ...:
+ * the list is in core_config.c) from the environment, NULL when unset or
+ * not in the list: the bootstrap's view of its launcher, read here, the one
+ * reader of the environment.  A tlm_boot_env_fn_t. */
+const char *tlm_core_config_launcher_env(const char *name);
 
 #endif

@@ -307,7 +307,7 @@ static int initialize(int level, bool progress_thread)
         .jobid = c->JOBID,
         .timeout = c->TIMEOUT,
         .mode = c->BOOTSTRAP,
-        .pmix_env = tlm_core_config_pmix_launched(),
+        .env = tlm_core_config_launcher_env,
     };
     rc = tlm_core_boot_open(&bp, &tlm_core.boot);
     if (rc != TELEMEM_OK) {
