@@ -177,11 +177,13 @@ static void on_exit_msg(telemem_am_token_t tok, void *payload, size_t bytes,
         src >= tlm_gasnet.nodes || nargs != 1)
         tlm_gasnet_fatal("gasnet_exit", "malformed exit notice from node %d",
                          src);
-    if (!tlm_gasnet.exit_seen[src]) {
-        tlm_gasnet.exit_seen[src] = 1;
-        tlm_gasnet.exit_joined++;
+    /* Atomic: under GASNET_PAR this may run on Telemem's progress thread
+     * while gasnet_exit() waits on another. */
+    if (!__atomic_load_n(&tlm_gasnet.exit_seen[src], __ATOMIC_RELAXED)) {
+        __atomic_store_n(&tlm_gasnet.exit_seen[src], 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&tlm_gasnet.exit_joined, 1, __ATOMIC_RELEASE);
     }
-    if (!tlm_gasnet.exiting &&
+    if (!__atomic_load_n(&tlm_gasnet.exiting, __ATOMIC_ACQUIRE) &&
         !__atomic_load_n(&tlm_gasnet.exit_pending, __ATOMIC_ACQUIRE)) {
         tlm_gasnet.exit_code = (int)args[0];
         tlm_gasnet.exit_pending_since = now_seconds();
@@ -193,7 +195,7 @@ static void on_exit_msg(telemem_am_token_t tok, void *payload, size_t bytes,
  * finish Telemem together.  Returns when this node may exit with 0. */
 static void coordinated_exit(void)
 {
-    tlm_gasnet.exiting = true;
+    __atomic_store_n(&tlm_gasnet.exiting, true, __ATOMIC_RELEASE);
     uint32_t code = 0;
     for (int r = 0; r < tlm_gasnet.nodes; r++) {
         if (r == tlm_gasnet.mynode)
@@ -217,7 +219,8 @@ static void coordinated_exit(void)
     }
     double start = now_seconds();
     unsigned idle = 0, checks = 0;
-    while (tlm_gasnet.exit_joined < tlm_gasnet.nodes - 1) {
+    while (__atomic_load_n(&tlm_gasnet.exit_joined, __ATOMIC_ACQUIRE) <
+           tlm_gasnet.nodes - 1) {
         tlm_gasnet_wait_step("gasnet_exit", &idle);
         if (limit > 0 && (++checks & 1023u) == 0 &&
             now_seconds() - start > limit) {
@@ -225,7 +228,9 @@ static void coordinated_exit(void)
             size_t k = 0;
             for (int r = 0; r < tlm_gasnet.nodes && k < sizeof list - 16;
                  r++)
-                if (r != tlm_gasnet.mynode && !tlm_gasnet.exit_seen[r])
+                if (r != tlm_gasnet.mynode &&
+                    !__atomic_load_n(&tlm_gasnet.exit_seen[r],
+                                     __ATOMIC_RELAXED))
                     k += (size_t)snprintf(list + k, sizeof list - k, " %d",
                                           r);
             tlm_gasnet_fatal("gasnet_exit", "node(s)%s did not join the exit "
@@ -250,13 +255,16 @@ void gasnet_exit(int exitcode)
     /* GASNET_PAR: the first thread to exit with 0 coordinates; another
      * one waits for it to end the process. */
     static int claimed;
-    if (exitcode == 0 && !tlm_gasnet_frame && !tlm_gasnet_hsl_held &&
-        __atomic_exchange_n(&claimed, 1, __ATOMIC_ACQ_REL) &&
-        !tlm_gasnet.exiting)
-        for (;;)
-            pause();
+    static TLM_GASNET_TLS int claimed_here;
+    if (exitcode == 0 && !tlm_gasnet_frame && !tlm_gasnet_hsl_held) {
+        if (!claimed_here &&
+            __atomic_exchange_n(&claimed, 1, __ATOMIC_ACQ_REL))
+            for (;;)
+                pause();
+        claimed_here = 1;
+    }
     if (exitcode != 0 || tlm_gasnet_frame || tlm_gasnet_hsl_held ||
-        tlm_gasnet.exiting) {
+        __atomic_load_n(&tlm_gasnet.exiting, __ATOMIC_ACQUIRE)) {
         /* Non-zero: the launcher ends the other nodes with this status.
          * In a handler, under an HSL or during an exit nothing can be
          * coordinated: leave now. */
@@ -279,7 +287,8 @@ void tlm_gasnet_maybe_join_exit(void)
 static void exit_hook(int status, void *arg)
 {
     (void)arg;
-    if (!tlm_gasnet.inited || tlm_gasnet.finalized || tlm_gasnet.exiting ||
+    if (!tlm_gasnet.inited || tlm_gasnet.finalized ||
+        __atomic_load_n(&tlm_gasnet.exiting, __ATOMIC_ACQUIRE) ||
         tlm_gasnet_frame || tlm_gasnet_hsl_held)
         return;
     if (status != 0) {

@@ -60,7 +60,7 @@ typedef struct tlm_gasnet {
     int exit_pending; /* another node called gasnet_exit(0) (atomic) */
     double exit_pending_since;
     int exit_code;
-    bool exiting;
+    bool exiting;            /* atomic (a handler may read it) */
     int exit_joined;         /* other nodes known to be exiting */
     unsigned char *exit_seen; /* by node */
 } tlm_gasnet_t;
@@ -111,7 +111,8 @@ static inline void tlm_gasnet_check_exit(void)
         (void)telemem_poll();
     if (TLM_GASNET_UNLIKELY(__atomic_load_n(&tlm_gasnet.exit_pending,
                                             __ATOMIC_RELAXED) &&
-                            !tlm_gasnet.exiting))
+                            !__atomic_load_n(&tlm_gasnet.exiting,
+                                             __ATOMIC_ACQUIRE)))
         tlm_gasnet_maybe_join_exit();
 }
 
