@@ -180,6 +180,11 @@ static void start(const char *call, int *argc, char ***argv, int level)
 {
     if (atomic_load(&tlm_armci.ready))
         return;
+    if (tlm_armci.ended_telemem)
+        tlm_armci_fail(call, "ARMCI was finalized and cannot start again "
+                             "(Telemem joins a job once): keep one "
+                             "ARMCI_Init / ARMCI_Finalize pair around the "
+                             "program (inner pairs are counted)");
     tlm_armci_settings_t s = read_settings();
     int required = level;
     if (s.progress_thread)
@@ -239,8 +244,10 @@ static void stop(const char *call)
     free(tlm_armci.notify_received);
     tlm_armci.notify_sent = tlm_armci.notify_waited = NULL;
     tlm_armci.notify_received = NULL;
-    if (tlm_armci.own_telemem)
+    if (tlm_armci.own_telemem) {
+        tlm_armci.ended_telemem = true;
         tlm_armci_rc(call, telemem_finalize(), "telemem_finalize");
+    }
     tlm_armci.own_telemem = false;
 }
 

@@ -41,6 +41,7 @@ typedef struct tlm_armci_state {
     int armci_inits;     /* ARMCI_Init* calls not yet finalized (counted) */
     int msg_inits;       /* armci_msg_init calls not yet finalized */
     bool own_telemem;    /* we initialized Telemem (and finalize it) */
+    bool ended_telemem;  /* ... and finalized it: it cannot start again */
     bool own_mpi;        /* armci_msg_init initialized MPI */
     bool mpi_mode;       /* MPI runs over the same ranks: groups get comms */
     bool progress;       /* the progress thread was asked for */
