@@ -34,8 +34,10 @@
  * address order, each message of it wholly inside one Telemem call.  So a
  * target that calls Telemem (telemem_poll()) and then reads the last bytes
  * of a put's range sees the whole put once those bytes hold their new value
- * (as NetPIPE and many ARMCI codes expect).  The last bytes must change
- * from one put to the next for this to be a reliable signal.
+ * (as NetPIPE and many ARMCI codes expect), and the put stores nothing
+ * there after that (its last 8 bytes, or fewer for a shorter put, are one
+ * store), so the target may write there at once.  The last bytes must
+ * change from one put to the next for this to be a reliable signal.
  *
  * Threads.  telemem_initialize() gives TELEMEM_THREAD_SINGLE: call Telemem
  * from one thread per process.  telemem_initialize_thread() offers MPI's

@@ -9,21 +9,25 @@
 #   bench    + Open MPI, NetPIPE, ARMCI-MPI, matplotlib, FFTW3 + PAPI (main job)
 #   package  + debhelper, dpkg-dev, fakeroot, lintian, Open MPI, ARMCI-MPI,
 #              cmake, man-db (scripts/package.sh: the .debs)
-# Usage: scripts/install-deps.sh [build|test|bench|package|all]... (needs root)
+#   nwchem   + gfortran, Debian's Global Arrays, ScaLAPACK, dpkg-dev and
+#              nwchem-openmpi (scripts/nwchem.sh; not part of all)
+# Usage: scripts/install-deps.sh [build|test|bench|package|nwchem|all]...
+#        (needs root)
 set -euo pipefail
 
-usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
 case "${1:-}" in -h|--help) usage; exit 0;; esac
 
-want_build=1 want_test=0 want_bench=0 want_package=0
+want_build=1 want_test=0 want_bench=0 want_package=0 want_nwchem=0
 for a in "$@"; do
     case "$a" in
         build) ;;
         test) want_test=1 ;;
         bench) want_bench=1 ;;
         package) want_package=1 ;;
+        nwchem) want_nwchem=1 ;;
         all) want_test=1; want_bench=1; want_package=1 ;;
-        *) echo "install-deps.sh: unknown set '$a' (build, test, bench, package, all)" >&2; exit 2 ;;
+        *) echo "install-deps.sh: unknown set '$a' (build, test, bench, package, nwchem, all)" >&2; exit 2 ;;
     esac
 done
 
@@ -39,6 +43,9 @@ pkgs=(gcc libc6-dev meson ninja-build pkg-config git python3 libpmix-dev libpmi2
 [ "$want_bench" = 1 ] && pkgs+=(openmpi-bin libopenmpi-dev netpipe-openmpi libarmci-mpi-dev python3-matplotlib libfftw3-dev libpapi-dev)
 # bench-transports.sh: libfabric's fi_pingpong and UCX's ucx_perftest.
 [ "$want_bench" = 1 ] && pkgs+=(libfabric-bin ucx-utils)
+# scripts/nwchem.sh: NWChem from source against Debian's GA, and Debian's
+# build of it as the reference.
+[ "$want_nwchem" = 1 ] && pkgs+=(gfortran openmpi-bin libopenmpi-dev libglobalarrays-dev libscalapack-openmpi-dev libblas-dev liblapack-dev dpkg-dev bc nwchem-openmpi)
 # scripts/package.sh: dpkg-buildpackage, lintian, the packages' build
 # dependencies (debian/control) and what its check compiles and runs.
 [ "$want_package" = 1 ] && pkgs+=(debhelper dpkg-dev fakeroot lintian libopenmpi-dev openmpi-bin libarmci-mpi-dev cmake man-db groff-base)

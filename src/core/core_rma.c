@@ -685,7 +685,14 @@ static void on_put(int src, const void *msg, size_t len)
     if (TLM_LIKELY(tlm_core_region_contains((uintptr_t)h->addr, h->total))) {
         if (TLM_UNLIKELY(tlm_am.peers[src].live != 0))
             tlm_am_protect(src, (uintptr_t)(h->addr + h->offset), plen);
-        tlm_util_copy((void *)(uintptr_t)(h->addr + h->offset), h + 1, plen);
+        /* The last fragment's last word is stored once, last (a progress
+         * thread applies it while the program may poll and write there:
+         * telemem.h, "Polling the last word"). */
+        void *dst = (void *)(uintptr_t)(h->addr + h->offset);
+        if (last)
+            tlm_util_copy_last(dst, h + 1, plen);
+        else
+            tlm_util_copy(dst, h + 1, plen);
         if ((h->h.flags & TLM_AM_F_ACK) && last)
             tlm_core_send_ack(src, h->h.id, TELEMEM_OK);
         return;

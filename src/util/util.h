@@ -30,4 +30,45 @@ double tlm_util_now(void);
 /* util_copy.c: the copy of the message path (see there why it is memcpy). */
 void tlm_util_copy(void *dst, const void *src, size_t n);
 
+/* The last bytes of a put, which targets poll ("the last word", telemem.h):
+ * how many of a put of n bytes are stored last, in one store (8, or 4, 2,
+ * 1 for shorter puts). */
+static inline size_t tlm_util_tail_len(size_t n)
+{
+    return n >= 8 ? 8 : n >= 4 ? 4 : n >= 2 ? 2 : n;
+}
+
+typedef uint64_t tlm_util_u64u_t __attribute__((aligned(1), may_alias));
+typedef uint32_t tlm_util_u32u_t __attribute__((aligned(1), may_alias));
+typedef uint16_t tlm_util_u16u_t __attribute__((aligned(1), may_alias));
+
+/* Copy w bytes (1, 2, 4 or 8; any alignment) with a single store, so that
+ * each byte is written once.  memcpy may write the same bytes twice
+ * (glibc's copy of 8-15 bytes stores its first and its last 8, the same 8
+ * for a copy of 8): a target that saw the new value there and wrote its
+ * own would have it overwritten by the second store. */
+static inline void tlm_util_store_once(void *dst, const void *src, size_t w)
+{
+    switch (w) {
+    case 8:
+        *(volatile tlm_util_u64u_t *)dst = *(const tlm_util_u64u_t *)src;
+        break;
+    case 4:
+        *(volatile tlm_util_u32u_t *)dst = *(const tlm_util_u32u_t *)src;
+        break;
+    case 2:
+        *(volatile tlm_util_u16u_t *)dst = *(const tlm_util_u16u_t *)src;
+        break;
+    case 1:
+        *(volatile uint8_t *)dst = *(const uint8_t *)src;
+        break;
+    default:
+        break;
+    }
+}
+
+/* tlm_util_copy whose last tlm_util_tail_len(n) bytes are stored after the
+ * rest (release order) and once: the copy of a put's last piece. */
+void tlm_util_copy_last(void *dst, const void *src, size_t n);
+
 #endif

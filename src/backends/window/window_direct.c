@@ -336,24 +336,27 @@ static void seg_chain(win_rkey_t *rk, const tlm_direct_seg_t *segs, int nsegs,
                      s->count);
             continue;
         }
-        if (i < nsegs - 1 || s->count == 0 || s->block <= 1 ||
-            s->block == 2 || s->block == 4 || s->block == 8) {
+        if (i < nsegs - 1 || s->count == 0 || s->block == 0) {
             win_rows(rem, s->remote_stride, loc, s->local_stride, s->block,
                      s->count);
             continue;
         }
         /* telemem.h promises a put whose last bytes show their new value
          * is there whole (targets poll the last word), and memcpy does not
-         * store in address order: the last 8 bytes of the last block (its
-         * last byte when shorter; 1, 2, 4 and 8 bytes are one store) go
-         * after the rest. */
-        size_t k = s->count - 1, tail = s->block > 8 ? 8 : 1;
+         * store in address order: the last 8 bytes of the last block (4,
+         * 2, 1 when shorter) go after the rest, in one store.  Not memcpy:
+         * it may store them twice, and a target that saw the first store
+         * and wrote there (NetPIPE's receiver does) lost its write to the
+         * second. */
+        size_t k = s->count - 1, tail = tlm_util_tail_len(s->block);
         win_rows(rem, s->remote_stride, loc, s->local_stride, s->block, k);
         loc += (ptrdiff_t)k * s->local_stride;
         rem += (ptrdiff_t)k * s->remote_stride;
-        win_copy_long(rem, loc, s->block - tail);
+        if (s->block > tail)
+            win_copy_long(rem, loc, s->block - tail);
         atomic_thread_fence(memory_order_release);
-        memcpy(rem + s->block - tail, loc + s->block - tail, tail);
+        tlm_util_store_once(rem + s->block - tail, loc + s->block - tail,
+                            tail);
     }
     /* Later messages of this rank (flags, AM requests) must not become
      * visible before the data. */
