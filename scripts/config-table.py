@@ -15,8 +15,9 @@ ROOT = Path(__file__).resolve().parent.parent
 TABLE = ROOT / "src/core/config_table.h"
 START, END = "<!-- config-table start -->", "<!-- config-table end -->"
 # core_config.c's ctype_t: T_SIZE, T_INT, T_BOOL, T_SECONDS, T_STRING,
-# T_LOGLEVEL (the macro pastes T_##type, so no other type compiles).
-TYPES = ("SIZE", "INT", "BOOL", "SECONDS", "STRING", "LOGLEVEL")
+# T_LOGLEVEL, T_SECRET (the macro pastes T_##type, so no other type
+# compiles).
+TYPES = ("SIZE", "INT", "BOOL", "SECONDS", "STRING", "LOGLEVEL", "SECRET")
 ENTRY = re.compile(r'^[ \t]*TLM_CONFIG\(\s*([A-Z][A-Z0-9_]*),\s*([A-Z]+),'
                    r'\s*"([^"]*)",\s*((?:"[^"]*"\s*)+)\)', re.M)
 ROW = re.compile(r'^\| `TELEMEM_[A-Z][A-Z0-9_]*` \| (%s) \| `[^`]*` \| \S.* \|$'

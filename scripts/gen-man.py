@@ -371,6 +371,7 @@ TYPE_FORMS = {
     "SECONDS": "seconds, with an optional unit: 30, 1.5, 200ms, 2m",
     "STRING": "a string",
     "LOGLEVEL": "error, warn, info, debug, trace or data",
+    "SECRET": "a string that is never printed",
 }
 
 

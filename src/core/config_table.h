@@ -2,7 +2,8 @@
  * TLM_CONFIG(NAME, type, "default", "doc").  From this list come the config
  * struct, the parser, TELEMEM_PRINT_CONFIG and the README table (a lint test
  * keeps the README in step).  Types: SIZE (units k/m/g), INT, BOOL (y/n/1/0),
- * SECONDS ("30", "200ms", "2m"), STRING, LOGLEVEL. */
+ * SECONDS ("30", "200ms", "2m"), STRING, LOGLEVEL, SECRET (a string never
+ * printed). */
 TLM_CONFIG(TRANSPORT, STRING, "auto",
            "Transport to other ranks: auto (shm on this node, the first usable network transport to other nodes), shm, ofi or ucx (all ranks)")
 TLM_CONFIG(OFI_PROVIDER, STRING, "",
@@ -43,6 +44,8 @@ TLM_CONFIG(KVS, STRING, "",
            "Address of the launcher's key-value store (set by telemem-run)")
 TLM_CONFIG(JOBID, STRING, "",
            "Job identifier, unique on this host (set by telemem-run)")
+TLM_CONFIG(KVS_SECRET, SECRET, "",
+           "The job's secret, which a rank proves (never sends) to join the launcher's store (set by telemem-run; never printed; docs/bootstrap.md)")
 TLM_CONFIG(DIRECT, STRING, "auto",
            "Direct (RDMA) path for put/get: auto (per message, by size: the thresholds below), never (active messages only), always (every transfer a direct driver can take); docs/direct.md")
 TLM_CONFIG(DIRECT_THRESHOLD, STRING, "",

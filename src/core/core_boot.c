@@ -1,7 +1,8 @@
-/* core_boot.c - bootstrap client: the telemem-run key-value store over TCP
- * (docs/bootstrap.md), a launcher adapter when another launcher started the
- * job (core_boot_adapter.h: PMIx, PMI-2, PMI-1; chosen by
- * core_boot_select.c), or a local table in singleton mode. */
+/* core_boot.c - bootstrap client: the telemem-run key-value store over a
+ * Unix socket or TCP, joined by proving the job's secret (docs/bootstrap.md),
+ * a launcher adapter when another launcher started the job
+ * (core_boot_adapter.h: PMIx, PMI-2, PMI-1; chosen by core_boot_select.c),
+ * or a local table in singleton mode. */
 #define TLM_LOG_SUBSYS "boot"
 
 #include <errno.h>
@@ -14,8 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,9 +44,13 @@ struct tlm_boot {
     int size;
     double timeout;
     char jobid[WIRE_MAX_JOBID + 1];
+    char secret[WIRE_SECRET_HEX + 1];
     char addr[256];
     int fd;          /* -1: singleton */
     int broken;      /* stream lost or out of step: every call fails */
+    int lost;        /* the launcher closed or reset the connection */
+    int joining;     /* in join(): a lost connection is retried, not
+                      * reported */
     int fence_state; /* FENCE_* below */
     int fence_result;
     unsigned stale;  /* replies still due for GETs/ABORTs that timed out */
@@ -136,9 +143,14 @@ static int send_frame(tlm_boot_t *b, int op, const void *body1, size_t len1,
                 }
                 continue;
             }
-            tlm_error("kvs %s: send to launcher at %s: %s", what, b->addr,
-                      n < 0 ? strerror(errno) : "connection closed");
-            b->broken = 1;
+            if (b->joining)
+                tlm_debug("kvs %s: send to launcher at %s: %s", what,
+                          b->addr, n < 0 ? strerror(errno) : "closed");
+            else
+                tlm_error("kvs %s: send to launcher at %s: %s", what,
+                          b->addr, n < 0 ? strerror(errno)
+                                         : "connection closed");
+            b->broken = b->lost = 1;
             return TELEMEM_ERR_BOOTSTRAP;
         }
     }
@@ -178,9 +190,13 @@ static int recv_frame(tlm_boot_t *b, double deadline, const char *what,
                 return rc;
             continue;
         }
-        tlm_error("kvs %s: launcher at %s: %s", what, b->addr,
-                  n < 0 ? strerror(errno) : "connection closed");
-        b->broken = 1;
+        if (b->joining)
+            tlm_debug("kvs %s: launcher at %s: %s", what, b->addr,
+                      n < 0 ? strerror(errno) : "connection closed");
+        else
+            tlm_error("kvs %s: launcher at %s: %s", what, b->addr,
+                      n < 0 ? strerror(errno) : "connection closed");
+        b->broken = b->lost = 1;
         return TELEMEM_ERR_BOOTSTRAP;
     }
 }
@@ -359,27 +375,54 @@ err:;
     return -1;
 }
 
-/* Connect to the launcher, retrying while it is not (yet) reachable. */
-static int connect_kvs(tlm_boot_t *b)
+/* The store's address as one getaddrinfo-like list: a Unix socket
+ * ("unix:PATH") or "host:port".  Returns 0, or -1 (logged). */
+static int resolve(const tlm_boot_t *b, struct addrinfo **res_p,
+                   struct sockaddr_un *un, struct addrinfo *un_ai)
 {
+    if (strncmp(b->addr, "unix:", 5) == 0) {
+        const char *path = b->addr + 5;
+        if (!path[0] || strlen(path) >= sizeof(un->sun_path)) {
+            tlm_error("kvs address '%s': bad socket path", b->addr);
+            return -1;
+        }
+        memset(un, 0, sizeof(*un));
+        un->sun_family = AF_UNIX;
+        memcpy(un->sun_path, path, strlen(path) + 1);
+        memset(un_ai, 0, sizeof(*un_ai));
+        un_ai->ai_family = AF_UNIX;
+        un_ai->ai_socktype = SOCK_STREAM;
+        un_ai->ai_addr = (struct sockaddr *)un;
+        un_ai->ai_addrlen = sizeof(*un);
+        *res_p = un_ai;
+        return 0;
+    }
     char host[256], port[32];
     if (split_addr(b->addr, host, sizeof(host), port, sizeof(port)) < 0) {
-        tlm_error("kvs address '%s' is not host:port", b->addr);
-        return TELEMEM_ERR_BOOTSTRAP;
+        tlm_error("kvs address '%s' is not host:port or unix:PATH", b->addr);
+        return -1;
     }
-    struct addrinfo hints, *res = NULL;
+    struct addrinfo hints;
     memset(&hints, 0, sizeof(hints));
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = AI_NUMERICSERV;
-    int gai = getaddrinfo(host, port, &hints, &res);
+    int gai = getaddrinfo(host, port, &hints, res_p);
     if (gai != 0) {
         tlm_error("kvs address %s: %s", b->addr, gai_strerror(gai));
-        return TELEMEM_ERR_BOOTSTRAP;
+        return -1;
     }
-    /* a short TELEMEM_TIMEOUT must not fail the start of a big job */
-    double window = TLM_MAX(CONNECT_WINDOW, b->timeout);
-    double deadline = tlm_util_now() + window;
+    return 0;
+}
+
+/* Connect to the launcher, retrying while it is not (yet) reachable, until
+ * deadline. */
+static int connect_kvs(tlm_boot_t *b, double deadline)
+{
+    struct addrinfo *res = NULL, un_ai;
+    struct sockaddr_un un;
+    if (resolve(b, &res, &un, &un_ai) != 0)
+        return TELEMEM_ERR_BOOTSTRAP;
     double pause = 0.01;
     int fd = -1, err = 0;
     for (;;) {
@@ -396,48 +439,118 @@ static int connect_kvs(tlm_boot_t *b)
             ;
         pause = TLM_MIN(pause * 2, 0.25);
     }
-    freeaddrinfo(res);
+    if (res != &un_ai)
+        freeaddrinfo(res);
     if (fd < 0) {
         tlm_error("kvs connect %s: %s", b->addr, strerror(err));
         return TELEMEM_ERR_BOOTSTRAP;
     }
     int one = 1;
-    if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
+    if (res != &un_ai &&
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
         tlm_debug("kvs setsockopt(TCP_NODELAY): %s", strerror(errno));
     b->fd = fd;
     return TELEMEM_OK;
 }
 
-static int hello(tlm_boot_t *b)
+/* The launcher closed the connection before it answered HELLO (it drops
+ * connections that wait to join when too many do): try again. */
+#define HELLO_RETRY 1
+
+/* Join: the launcher's challenge (a nonce), our proof of the job's secret
+ * over both nonces and our rank, the launcher's proof back.  The secret
+ * itself never travels. */
+static int hello(tlm_boot_t *b, double deadline)
 {
-    unsigned char body[12 + WIRE_MAX_JOBID];
-    size_t jlen = strlen(b->jobid);
+    int st;
+    size_t blen;
+    char text[WIRE_MAX_TEXT + 1];
+    int rc = recv_frame(b, deadline, "hello", &blen);
+    if (rc != TELEMEM_OK)
+        return b->lost ? HELLO_RETRY : rc;
+    int op = b->in[4];
+    st = b->in[5];
+    if (op != OP_CHALLENGE || st != ST_OK || blen != WIRE_CHALLENGE_BODY ||
+        get_u32(b->in + WIRE_HDR) != WIRE_VERSION) {
+        frame_text(b, blen, text, sizeof(text));
+        if (op == OP_HELLO && st == ST_REFUSED)
+            tlm_error("kvs hello: launcher at %s refused rank %d: %s",
+                      b->addr, b->rank, text);
+        else
+            tlm_error("kvs hello: launcher at %s speaks another protocol "
+                      "(op %d, %zu bytes; this library speaks version %d)",
+                      b->addr, op, blen, WIRE_VERSION);
+        return TELEMEM_ERR_BOOTSTRAP;
+    }
+    unsigned char snonce[WIRE_NONCE], body[WIRE_HELLO_BODY];
+    memcpy(snonce, b->in + WIRE_HDR + 4, WIRE_NONCE);
+    consume_frame(b, blen);
+    unsigned char *cnonce = body + 12, *mac = body + 12 + WIRE_NONCE;
+    if (getrandom(cnonce, WIRE_NONCE, 0) != (ssize_t)WIRE_NONCE) {
+        tlm_error("kvs hello: getrandom: %s", strerror(errno));
+        return TELEMEM_ERR_BOOTSTRAP;
+    }
     put_u32(body, WIRE_VERSION);
     put_u32(body + 4, (uint32_t)b->rank);
     put_u32(body + 8, (uint32_t)b->size);
-    memcpy(body + 12, b->jobid, jlen);
-    double deadline = 0;
-    if (b->timeout > 0) /* as lenient as connect: the launcher may be busy */
-        deadline = tlm_util_now() + TLM_MAX(CONNECT_WINDOW, b->timeout);
-    int rc = send_frame(b, OP_HELLO, body, 12 + jlen, NULL, 0, deadline,
-                        "hello");
+    wire_proof(b->secret, 1, snonce, cnonce, b->rank, b->size, mac);
+    rc = send_frame(b, OP_HELLO, body, sizeof(body), NULL, 0, deadline,
+                    "hello");
+    if (rc == TELEMEM_OK)
+        rc = recv_reply(b, OP_HELLO, deadline, "hello", &st, &blen);
     if (rc != TELEMEM_OK)
-        return rc == TELEMEM_ERR_TIMED_OUT ? TELEMEM_ERR_BOOTSTRAP : rc;
-    int st;
-    size_t blen;
-    rc = recv_reply(b, OP_HELLO, deadline, "hello", &st, &blen);
-    if (rc != TELEMEM_OK)
-        return rc == TELEMEM_ERR_TIMED_OUT ? TELEMEM_ERR_BOOTSTRAP : rc;
+        return b->lost ? HELLO_RETRY : rc;
+    frame_text(b, blen, text, sizeof(text));
+    unsigned char want[WIRE_MAC];
+    wire_proof(b->secret, 0, snonce, cnonce, b->rank, b->size, want);
+    bool proven = st == ST_OK && blen == WIRE_MAC &&
+                  tlm_util_equal_ct(b->in + WIRE_HDR, want, WIRE_MAC);
+    consume_frame(b, blen);
     if (st != ST_OK) {
-        char text[WIRE_MAX_TEXT + 1];
-        frame_text(b, blen, text, sizeof(text));
         tlm_error("kvs hello: launcher at %s refused rank %d of %d: %s",
                   b->addr, b->rank, b->size, text);
-        consume_frame(b, blen);
         return TELEMEM_ERR_BOOTSTRAP;
     }
-    consume_frame(b, blen);
+    if (!proven) {
+        tlm_error("kvs hello: the store at %s does not know this job's "
+                  "secret (TELEMEM_KVS_SECRET): not our launcher", b->addr);
+        return TELEMEM_ERR_BOOTSTRAP;
+    }
     return TELEMEM_OK;
+}
+
+/* Connect and join; a connection the launcher dropped before its challenge
+ * (too many waiting) is tried again.  Connecting and joining may take
+ * CONNECT_WINDOW or the timeout, whichever is longer: a short
+ * TELEMEM_TIMEOUT must not fail the start of a big job. */
+static int join(tlm_boot_t *b)
+{
+    double deadline = tlm_util_now() + TLM_MAX(CONNECT_WINDOW, b->timeout);
+    for (;;) {
+        b->joining = 1;
+        int rc = connect_kvs(b, deadline);
+        if (rc == TELEMEM_OK)
+            rc = hello(b, b->timeout > 0 ? deadline : 0);
+        b->joining = 0;
+        if (rc == TELEMEM_OK)
+            return TELEMEM_OK;
+        if (b->fd >= 0) {
+            close(b->fd);
+            b->fd = -1;
+        }
+        b->broken = b->lost = 0;
+        b->in_len = 0;
+        if (rc == HELLO_RETRY && tlm_util_now() < deadline) {
+            tlm_debug("kvs hello: the launcher closed the connection before "
+                      "it answered; connecting again");
+            continue;
+        }
+        if (rc == HELLO_RETRY)
+            tlm_error("kvs hello: the launcher at %s closed every connection "
+                      "before it answered", b->addr);
+        return rc == HELLO_RETRY || rc == TELEMEM_ERR_TIMED_OUT
+                   ? TELEMEM_ERR_BOOTSTRAP : rc;
+    }
 }
 
 /* ---- public (internal) API ---------------------------------------------- */
@@ -459,6 +572,7 @@ static void boot_free(tlm_boot_t *b)
         b->ad_ops->close(b->ad);
     if (b->fd >= 0)
         close(b->fd);
+    memset(b->secret, 0, sizeof(b->secret));
     for (size_t i = 0; i < b->nkv; i++) {
         free(b->kv[i].key);
         free(b->kv[i].val);
@@ -540,6 +654,14 @@ int tlm_core_boot_open(const tlm_boot_params_t *p, tlm_boot_t **boot_p)
                   "[A-Za-z0-9]", jobid, WIRE_MAX_JOBID);
         return TELEMEM_ERR_BOOTSTRAP;
     }
+    const char *secret = p->secret ? p->secret : "";
+    if (!singleton && (!secret[0] || strlen(secret) > WIRE_SECRET_HEX)) {
+        /* never printed: it is the job's key */
+        tlm_error("TELEMEM_KVS_SECRET is %s: a rank proves the job's secret "
+                  "to join the store (start the job with telemem-run %s)",
+                  secret[0] ? "too long" : "not set", TLM_VERSION);
+        return TELEMEM_ERR_BOOTSTRAP;
+    }
 
     tlm_boot_t *b = calloc(1, sizeof(*b));
     if (b == NULL) {
@@ -563,6 +685,7 @@ int tlm_core_boot_open(const tlm_boot_params_t *p, tlm_boot_t **boot_p)
     b->size = p->size;
     snprintf(b->jobid, sizeof(b->jobid), "%s", jobid);
     snprintf(b->addr, sizeof(b->addr), "%s", addr);
+    snprintf(b->secret, sizeof(b->secret), "%s", secret);
     b->in = malloc(WIRE_HDR + WIRE_MAX_BODY);
     if (b->in == NULL) {
         tlm_error("boot open: out of memory for a %d-byte buffer",
@@ -570,9 +693,7 @@ int tlm_core_boot_open(const tlm_boot_params_t *p, tlm_boot_t **boot_p)
         boot_free(b);
         return TELEMEM_ERR_NO_MEMORY;
     }
-    rc = connect_kvs(b);
-    if (rc == TELEMEM_OK)
-        rc = hello(b);
+    rc = join(b);
     if (rc != TELEMEM_OK) {
         boot_free(b);
         return rc;

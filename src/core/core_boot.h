@@ -13,8 +13,10 @@
 typedef struct tlm_boot_params {
     int rank;             /* TELEMEM_RANK, -1 when unset (singleton) */
     int size;             /* TELEMEM_NRANKS, -1 when unset */
-    const char *kvs_addr; /* TELEMEM_KVS "host:port", "" when unset */
+    const char *kvs_addr; /* TELEMEM_KVS "host:port" or "unix:PATH", ""
+                           * when unset */
     const char *jobid;    /* TELEMEM_JOBID, "" when unset */
+    const char *secret;   /* TELEMEM_KVS_SECRET: proven to join the store */
     double timeout;       /* seconds a KVS call may block; 0 = forever */
     const char *mode;     /* TELEMEM_BOOTSTRAP: auto, telemem, pmix, pmi2,
                            * pmi1, singleton */

@@ -13,7 +13,9 @@
 
 extern char **environ;
 
-typedef enum { T_SIZE, T_INT, T_BOOL, T_SECONDS, T_STRING, T_LOGLEVEL } ctype_t;
+typedef enum {
+    T_SIZE, T_INT, T_BOOL, T_SECONDS, T_STRING, T_LOGLEVEL, T_SECRET
+} ctype_t;
 
 typedef struct {
     const char *name;
@@ -37,6 +39,7 @@ static const char *const type_forms[] = {
     [T_SECONDS] = "seconds such as 30, 1.5, 200ms, 2m",
     [T_STRING] = "a string",
     [T_LOGLEVEL] = "error, warn, info, debug, trace or data",
+    [T_SECRET] = "a string",
 };
 
 static char *config_text;
@@ -54,6 +57,7 @@ static int parse_one(const centry_t *e, const char *val, tlm_config_t *cfg,
     case T_SECONDS: return tlm_util_parse_seconds(val, (double *)p);
     case T_LOGLEVEL: return tlm_util_log_level_parse(val, (int *)p);
     case T_STRING:
+    case T_SECRET:
         free(strings[idx]);
         strings[idx] = strdup(val);
         if (!strings[idx])
@@ -83,6 +87,10 @@ static void render(const tlm_config_t *cfg)
         case T_STRING: snprintf(val, sizeof(val), "%s", *(const char *const *)p); break;
         case T_LOGLEVEL:
             snprintf(val, sizeof(val), "%s", tlm_util_log_level_name(*(const int *)p));
+            break;
+        case T_SECRET: /* the job's key: never shown */
+            snprintf(val, sizeof(val), "%s",
+                     **(const char *const *)p ? "(hidden)" : "");
             break;
         }
         char line[400];

@@ -12,6 +12,7 @@
 #define TLM_CFG_T_SECONDS double
 #define TLM_CFG_T_STRING const char *
 #define TLM_CFG_T_LOGLEVEL int
+#define TLM_CFG_T_SECRET const char *
 
 typedef struct tlm_config {
 #define TLM_CONFIG(name, type, def, doc) TLM_CFG_T_##type name;

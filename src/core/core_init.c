@@ -305,6 +305,7 @@ static int initialize(int level, bool progress_thread)
         .size = (int)c->NRANKS,
         .kvs_addr = c->KVS,
         .jobid = c->JOBID,
+        .secret = c->KVS_SECRET,
         .timeout = c->TIMEOUT,
         .mode = c->BOOTSTRAP,
         .env = tlm_core_config_launcher_env,
