@@ -29,6 +29,7 @@ typedef struct tlm_core_peer {
     size_t direct_min;
     bool direct_busy;
     bool am_reads;
+    bool left;            /* it sent LEAVE: gone for every wait */
 } tlm_core_peer_t;
 
 /* unflushed, flush_sent, flush_acked, nbi_gets and am_reads are written
@@ -91,6 +92,8 @@ typedef struct tlm_region {
 typedef struct tlm_core {
     bool initialized;
     bool finalizing; /* in telemem_finalize's barrier */
+    bool peer_gone;  /* a wait found a rank dead or gone: finalize does not
+                      * wait for the others (the job cannot complete) */
     bool in_handler;
     bool locking;       /* threads: every entry point takes the big lock */
     int thread_level;   /* TELEMEM_THREAD_* */
@@ -238,6 +241,12 @@ int tlm_core_flush_am(int rank);
 typedef telemem_wait_t tlm_wait_t;
 void tlm_core_wait_init(tlm_wait_t *w, int peer);
 int tlm_core_wait_step(tlm_wait_t *w);
+/* Has rank left the job (its finalize failed, it sent LEAVE)?  Then it
+ * answers nothing more: a wait on it ends with TELEMEM_ERR_PEER_DEAD. */
+static inline bool tlm_core_peer_left(int rank)
+{
+    return tlm_core.peers[rank].left;
+}
 
 /* Target side of refused put-like requests (h = the fragment header):
  * ACK with status after the last fragment when the request wants one,

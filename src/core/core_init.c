@@ -51,16 +51,38 @@ void tlm_core_wait_init(tlm_wait_t *w, int peer)
     w->rank = peer;
 }
 
+/* Is peer (every rank when < 0) alive and still in the job?  A rank that
+ * left (LEAVE: its finalize gave up) counts as dead: it answers nothing
+ * more.  Either is remembered for finalize. */
 static int check_alive(int peer)
 {
     int lo = peer < 0 ? 0 : peer, hi = peer < 0 ? tlm_core.nranks : peer + 1;
     for (int r = lo; r < hi; r++) {
-        if (r != tlm_core.rank && tlm_am_peer_alive(r) != TELEMEM_OK) {
+        if (r == tlm_core.rank)
+            continue;
+        if (tlm_core_peer_left(r)) {
+            tlm_error("rank %d has left the job (its finalize gave up)", r);
+            tlm_core.peer_gone = true;
+            return TELEMEM_ERR_PEER_DEAD;
+        }
+        if (tlm_am_peer_alive(r) != TELEMEM_OK) {
             tlm_error("rank %d has died", r);
+            tlm_core.peer_gone = true;
             return TELEMEM_ERR_PEER_DEAD;
         }
     }
     return TELEMEM_OK;
+}
+
+static void on_leave(int src, const void *msg, size_t len)
+{
+    const tlm_am_hdr_t *h = msg;
+    if (len != sizeof(*h))
+        return tlm_core_protocol_error(src, "leave", len);
+    /* info: the rank that gave up has logged why */
+    tlm_info("rank %d left the job: %s", src,
+             telemem_strerror((int16_t)h->aux));
+    tlm_core.peers[src].left = true;
 }
 
 int tlm_core_wait_step(tlm_wait_t *w)
@@ -334,6 +356,7 @@ static int initialize(int level, bool progress_thread)
     tlm_core_atomic_init();
     tlm_core_mutex_init();
     tlm_core_coll_init();
+    tlm_am_set_handler(TLM_AM_LEAVE, on_leave);
     rc = tlm_core_direct_init();
     if (rc == TELEMEM_OK) {
         tlm_core_config_append(tlm_core_direct_string());
@@ -366,6 +389,22 @@ err:
     return rc;
 }
 
+/* Finalize gives up on the job (a peer died or left): tell every peer we
+ * are gone, so that none waits for us -- in a collective it may have
+ * entered before it heard of the death, or in its own finalize -- and hand
+ * the notices to the transports (bounded: a dead peer takes none). */
+static void leave(int status)
+{
+    tlm_am_hdr_t h = {TLM_AM_LEAVE, 0, (uint16_t)(int16_t)status, 0};
+    for (int r = 0; r < tlm_core.nranks; r++)
+        if (r != tlm_core.rank && tlm_am_peer_alive(r) == TELEMEM_OK)
+            tlm_am_send_ctrl(r, &h, sizeof(h), NULL, 0); /* best effort */
+    double until = tlm_util_now() + 0.5;
+    while (tlm_am.pending && tlm_util_now() < until &&
+           tlm_am_progress() >= 0)
+        ;
+}
+
 int telemem_finalize(void)
 {
     TLM_API_GUARD();
@@ -373,18 +412,30 @@ int telemem_finalize(void)
     if (rc != TELEMEM_OK)
         return rc;
     rc = telemem_quiet();
-    tlm_core.finalizing = true;
-    int brc = telemem_barrier();
+    int brc;
+    if (tlm_core.peer_gone || check_alive(-1) != TELEMEM_OK) {
+        /* A rank died or left: the job cannot meet again, and a barrier
+         * after failed collectives may not even agree on which one it is
+         * (each rank counts the collectives it entered). */
+        brc = TELEMEM_ERR_PEER_DEAD;
+    } else {
+        tlm_core.finalizing = true;
+        brc = telemem_barrier();
+    }
     if (rc == TELEMEM_OK)
         rc = brc;
-    /* The barrier's last messages may still be queued here (a full ring):
-     * hand them to the transport before it closes, or a peer still in the
-     * barrier waits for them and then finds this process gone. */
-    tlm_wait_t w;
-    tlm_core_wait_init(&w, -1);
-    while (brc == TELEMEM_OK && tlm_am.pending &&
-           tlm_core_wait_step(&w) == TELEMEM_OK)
-        ;
+    if (brc != TELEMEM_OK) {
+        leave(brc);
+    } else {
+        /* The barrier's last messages may still be queued here (a full
+         * ring): hand them to the transport before it closes, or a peer
+         * still in the barrier waits for them and then finds this process
+         * gone. */
+        tlm_wait_t w;
+        tlm_core_wait_init(&w, -1);
+        while (tlm_am.pending && tlm_core_wait_step(&w) == TELEMEM_OK)
+            ;
+    }
     tlm_core_thread_stop();
     teardown(); /* locking off; this call's guard still unlocks */
     return rc;
