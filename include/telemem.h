@@ -1042,8 +1042,9 @@ TELEMEM_API int telemem_am_register_any(telemem_am_handler_t fn, void *ctx,
  * when the target polls.
  * @retval TELEMEM_OK
  * @retval TELEMEM_ERR_INVALID_ARG  rank/id out of range, nargs too large,
- *                                  NULL payload with bytes > 0, NULL args
- *                                  with nargs > 0
+ *                                  NULL payload with bytes > 0, a payload
+ *                                  that wraps around the address space,
+ *                                  NULL args with nargs > 0
  * @retval TELEMEM_ERR_NOT_INITIALIZED, TELEMEM_ERR_IN_HANDLER,
  *         TELEMEM_ERR_PEER_DEAD, TELEMEM_ERR_TIMED_OUT, _NO_MEMORY
  */
@@ -1056,9 +1057,11 @@ TELEMEM_API int telemem_am_request(int rank, int id, const void *payload,
  * @p id.  Never blocks: when buffers are short the reply is copied and
  * queued.  Replies cannot be replied to.
  * @retval TELEMEM_OK
- * @retval TELEMEM_ERR_INVALID_ARG  token NULL or not a request's token,
- *                                  second reply, bad id/args/payload
- * @retval TELEMEM_ERR_NO_MEMORY
+ * @retval TELEMEM_ERR_INVALID_ARG  token NULL, not a request's token or
+ *                                  not the token of the handler running
+ *                                  now (a kept or forged one), second
+ *                                  reply, bad id/args/payload
+ * @retval TELEMEM_ERR_NO_MEMORY, TELEMEM_ERR_NOT_INITIALIZED
  */
 TELEMEM_API int telemem_am_reply(telemem_am_token_t token, int id,
                                  const void *payload, size_t bytes,
@@ -1097,7 +1100,12 @@ TELEMEM_API int telemem_am_reply_long(telemem_am_token_t token, int id,
 
 /**
  * The rank that sent the message being handled.
- * @retval TELEMEM_OK, TELEMEM_ERR_INVALID_ARG (NULL token or rank_p)
+ * @retval TELEMEM_OK
+ * @retval TELEMEM_ERR_INVALID_ARG  NULL token or rank_p, or a token that
+ *                                  is not the one of the handler running
+ *                                  now (kept past its handler, or forged):
+ *                                  it is not read
+ * @retval TELEMEM_ERR_NOT_INITIALIZED
  */
 TELEMEM_API int telemem_am_source(telemem_am_token_t token, int *rank_p);
 /**@}*/

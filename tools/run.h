@@ -110,7 +110,7 @@ typedef struct run_job {
     char jobid[WIRE_MAX_JOBID + 1];
     char secret[WIRE_SECRET_HEX + 1]; /* TELEMEM_KVS_SECRET */
     char addr[160];   /* TELEMEM_KVS: host:port or unix:PATH */
-    char sock_dir[128]; /* the 0700 directory of a Unix socket, or "" */
+    char sock_dir[96]; /* the 0700 directory of a Unix socket, or "" */
     int listen_fd;
     int listen_unix;  /* the store is a Unix socket */
     double listen_pause; /* out of descriptors: accept again from then */

@@ -51,10 +51,10 @@ int tlm_core_check_rma_args(const char *what, int rank, const void *remote,
                   !remote ? "remote" : "local", bytes);
         return TELEMEM_ERR_INVALID_ARG;
     }
-    if ((uintptr_t)remote + bytes < (uintptr_t)remote ||
-        (uintptr_t)local + bytes < (uintptr_t)local) {
+    if (tlm_util_range_wraps((uintptr_t)remote, bytes) ||
+        tlm_util_range_wraps((uintptr_t)local, bytes)) {
         tlm_error("%s: %zu bytes from %p wrap around the address space", what,
-                  bytes, (uintptr_t)remote + bytes < (uintptr_t)remote
+                  bytes, tlm_util_range_wraps((uintptr_t)remote, bytes)
                              ? remote : local);
         return TELEMEM_ERR_INVALID_ARG;
     }
@@ -67,8 +67,8 @@ static inline int rma_check(const char *what, int rank, const void *remote,
     if (TLM_LIKELY(tlm_core.initialized && !tlm_core.in_handler &&
                    (unsigned)rank < (unsigned)tlm_core.nranks &&
                    remote && local &&
-                   (uintptr_t)remote + bytes >= (uintptr_t)remote &&
-                   (uintptr_t)local + bytes >= (uintptr_t)local))
+                   !tlm_util_range_wraps((uintptr_t)remote, bytes) &&
+                   !tlm_util_range_wraps((uintptr_t)local, bytes)))
         return TELEMEM_OK;
     return tlm_core_check_rma_args(what, rank, remote, local, bytes);
 }

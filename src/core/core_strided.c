@@ -43,8 +43,8 @@ static int strided_args(const char *what, int rank, const void *remote,
         return TELEMEM_OK;
     size_t le = tlm_pack_extent(d, TLM_PACK_LOCAL);
     size_t re = tlm_pack_extent(d, TLM_PACK_REMOTE);
-    if (!remote || !local || (uintptr_t)remote + re < (uintptr_t)remote ||
-        (uintptr_t)local + le < (uintptr_t)local) {
+    if (!remote || !local || tlm_util_range_wraps((uintptr_t)remote, re) ||
+        tlm_util_range_wraps((uintptr_t)local, le)) {
         tlm_error("%s: %s", what, !remote || !local
                   ? "NULL address with a non-empty patch"
                   : "the patch wraps around the address space");

@@ -17,6 +17,28 @@
     ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 #define TLM_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Range checks without wrapping arithmetic (no `lo + len`, which wraps for
+ * addresses near UINTPTR_MAX and then passes): does [lo, lo + len) lie
+ * inside [base, end)?  An empty range must start inside or at end. */
+static inline bool tlm_util_range_in(uintptr_t lo, size_t len, uintptr_t base,
+                                     uintptr_t end)
+{
+    return lo >= base && lo <= end && len <= end - lo;
+}
+
+/* Would [lo, lo + len) run past the end of the address space? */
+static inline bool tlm_util_range_wraps(uintptr_t lo, size_t len)
+{
+    return len > UINTPTR_MAX - lo;
+}
+
+/* Do [a, a + alen) and [b, b + blen) share a byte? */
+static inline bool tlm_util_ranges_overlap(uintptr_t a, size_t alen,
+                                           uintptr_t b, size_t blen)
+{
+    return a >= b ? alen && a - b < blen : blen && b - a < alen;
+}
+
 /* util_parse.c: the parsers used for every configuration value.  Each
  * returns 0 on success, -1 on a malformed value (nothing stored). */
 int tlm_util_parse_size(const char *s, size_t *out);   /* "16k", "4M", "2g" */

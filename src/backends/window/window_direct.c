@@ -184,7 +184,8 @@ static void win_unexpose(tlm_direct_t *d, tlm_direct_mr_t *m)
 static int import_seg(window_t *w, win_rkey_t *rk, const win_key_t *k)
 {
     if (memchr(k->name, '\0', sizeof(k->name)) == NULL ||
-        k->size < WIN_HDR + rk->rlen)
+        k->size < WIN_HDR || rk->rlen > k->size - WIN_HDR ||
+        k->size > SIZE_MAX)
         return TELEMEM_ERR_INVALID_ARG;
     int fd = shm_open(k->name, O_RDWR, 0);
     if (fd < 0) {
@@ -442,10 +443,39 @@ static int cma_chain(win_rkey_t *rk, const tlm_direct_seg_t *segs, int nsegs,
     return n ? cma_batch(rk, l, r, n, write) : TELEMEM_OK;
 }
 
+/* Does every block of the chain lie inside the key's range?  Core checks
+ * a transfer's extent against the range it knows before it comes here;
+ * this keeps the driver from ever forming an address outside the mapping
+ * (a wrong chain would otherwise be a write into this process's own
+ * memory). */
+static bool chain_inside(const win_rkey_t *rk, const tlm_direct_seg_t *segs,
+                         int nsegs)
+{
+    uintptr_t end = rk->rbase + rk->rlen;
+    for (int i = 0; i < nsegs; i++) {
+        const tlm_direct_seg_t *s = &segs[i];
+        if (s->count == 0 || s->block == 0)
+            continue;
+        /* the last block starts (count - 1) strides after the first */
+        if (s->remote_stride < 0 ||
+            (s->count > 1 &&
+             (size_t)s->remote_stride > (SIZE_MAX - s->block) / (s->count - 1)))
+            return false;
+        size_t span = (s->count - 1) * (size_t)s->remote_stride + s->block;
+        if (!tlm_util_range_in(s->remote, span, rk->rbase, end))
+            return false;
+    }
+    return true;
+}
+
 static int win_write(tlm_direct_t *d, int peer, tlm_direct_rkey_t *r,
                      const tlm_direct_seg_t *segs, int nsegs)
 {
     win_rkey_t *rk = (win_rkey_t *)(void *)r;
+    if (rk->kind == KEY_SEG && !chain_inside(rk, segs, nsegs)) {
+        tlm_error("a write to rank %d runs outside its block", peer);
+        return TELEMEM_ERR_OUT_OF_RANGE;
+    }
     if (rk->kind == KEY_SEG) {
         seg_chain(rk, segs, nsegs, true);
         return TELEMEM_OK;
@@ -457,6 +487,10 @@ static int win_read(tlm_direct_t *d, int peer, tlm_direct_rkey_t *r,
                     const tlm_direct_seg_t *segs, int nsegs)
 {
     win_rkey_t *rk = (win_rkey_t *)(void *)r;
+    if (rk->kind == KEY_SEG && !chain_inside(rk, segs, nsegs)) {
+        tlm_error("a read from rank %d runs outside its block", peer);
+        return TELEMEM_ERR_OUT_OF_RANGE;
+    }
     if (rk->kind == KEY_SEG) {
         atomic_thread_fence(memory_order_acquire);
         seg_chain(rk, segs, nsegs, false);
@@ -479,6 +513,8 @@ static int win_atomic(tlm_direct_t *d, int peer, tlm_direct_rkey_t *r,
     win_rkey_t *rk = (win_rkey_t *)(void *)r;
     if (rk->kind != KEY_SEG || (width != 4 && width != 8) || remote % width)
         return TELEMEM_ERR_UNSUPPORTED;
+    if (!tlm_util_range_in(remote, width, rk->rbase, rk->rbase + rk->rlen))
+        return TELEMEM_ERR_OUT_OF_RANGE; /* core checked it: never here */
     *old = tlm_rmw_apply(op, width, rk->map + (remote - rk->rbase), operand,
                          compare);
     return TELEMEM_OK;
