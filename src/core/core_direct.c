@@ -710,8 +710,9 @@ static int run_chain(int rank, bool write, const tlm_direct_seg_t *segs,
         /* It starts in a region of the peer this rank knows (regions never
          * overlap) and runs past its end: the target would refuse it, and
          * a driver must not be handed it.  Refused here. */
-        tlm_error("%s of %zu bytes at 0x%llx runs past the end of rank %d's "
-                  "block [0x%llx, 0x%llx)", write ? "put" : "get", ext,
+        tlm_error("%s of %zu bytes at 0x%llx is out of range: it runs past "
+                  "the end of rank %d's region [0x%llx, 0x%llx)",
+                  write ? "put" : "get", ext,
                   (unsigned long long)lo, rank, (unsigned long long)e->base,
                   (unsigned long long)e->end);
         return TELEMEM_ERR_OUT_OF_RANGE;
