@@ -4,8 +4,9 @@ Markdown table of TELEMEM_* variables (the README block between the
 config-table markers must equal this output; tests/lint checks it).
 Only TLM_CONFIG( entries that open a line outside comments count, so the
 example in the header's comment is not a setting; an entry with a name or
-type the C code would not accept is an error, as is a README row that is
-not a well-formed setting.  scripts/gen-man.py reads the same entries.
+type the C code would not accept is an error, as is one without a range of
+the form its type needs, or a README row that is not a well-formed
+setting.  scripts/gen-man.py reads the same entries.
 Usage: scripts/config-table.py [--check README.md]"""
 import re
 import sys
@@ -18,10 +19,16 @@ START, END = "<!-- config-table start -->", "<!-- config-table end -->"
 # T_LOGLEVEL, T_SECRET (the macro pastes T_##type, so no other type
 # compiles).
 TYPES = ("SIZE", "INT", "BOOL", "SECONDS", "STRING", "LOGLEVEL", "SECRET")
+# TLM_CONFIG(NAME, TYPE, "default", "range", "doc"); a row without its
+# range still compiles (core_config.c) but is refused here.
 ENTRY = re.compile(r'^[ \t]*TLM_CONFIG\(\s*([A-Z][A-Z0-9_]*),\s*([A-Z]+),'
-                   r'\s*"([^"]*)",\s*((?:"[^"]*"\s*)+)\)', re.M)
-ROW = re.compile(r'^\| `TELEMEM_[A-Z][A-Z0-9_]*` \| (%s) \| `[^`]*` \| \S.* \|$'
+                   r'\s*"([^"]*)",\s*((?:"[^"]*"\s*)+?)'
+                   r'(?:,\s*((?:"[^"]*"\s*)+))?\)', re.M)
+ROW = re.compile(r'^\| `TELEMEM_[A-Z][A-Z0-9_]*` \| (%s) \| `[^`]*` \| '
+                 r'[^|]* \| \S.* \|$'
                  % "|".join(t.lower() for t in TYPES))
+BOOL_WORDS = "y, n (also yes/no, 1/0, on/off)"
+LEVEL_WORDS = "error, warn, info, debug, trace, data"
 
 
 def strip_comments(text):
@@ -32,9 +39,24 @@ def strip_comments(text):
     return re.sub(r'"(?:\\.|[^"\\\n])*"|/\*.*?\*/', repl, text, flags=re.S)
 
 
+def range_error(typ, rng):
+    """Why rng (None: missing) does not fit typ, or None when it does:
+    "min..max" for INT, SIZE, SECONDS; "" for BOOL, LOGLEVEL; "a|b",
+    "list:a,b" or "*" for STRING and SECRET."""
+    if typ in ("BOOL", "LOGLEVEL"):
+        return None if rng == "" else "must be \"\" (the type's words)"
+    if typ in ("INT", "SIZE", "SECONDS"):
+        lo, _, hi = (rng or "").partition("..")
+        return None if lo and hi else "must be \"min..max\""
+    if rng and ".." not in rng:
+        return None
+    return "must be \"a|b\", \"list:a,b\" or \"*\""
+
+
 def entries(path=TABLE):
-    """[(NAME, TYPE, default, doc)] in table order; ValueError when an
-    entry is malformed or repeated."""
+    """[(NAME, TYPE, default, range, doc)] in table order; ValueError when
+    an entry is malformed or repeated, or its range is missing or does not
+    fit its type."""
     text = strip_comments(Path(path).read_text())
     found = ENTRY.findall(text)
     opened = re.findall(r"^[ \t]*TLM_CONFIG\(", text, flags=re.M)
@@ -43,22 +65,42 @@ def entries(path=TABLE):
                          f"{len(found)} well-formed (NAME in capitals, a type "
                          f"of {', '.join(TYPES)}, a quoted default and doc)")
     out, seen = [], set()
-    for name, typ, default, doc in found:
+    join = lambda t: "".join(re.findall(r'"([^"]*)"', t))
+    for name, typ, default, a, b in found:
         if typ not in TYPES:
             raise ValueError(f"{path}: TELEMEM_{name}: unknown type {typ}")
         if name in seen:
             raise ValueError(f"{path}: TELEMEM_{name} declared twice")
         seen.add(name)
-        out.append((name, typ, default, "".join(re.findall(r'"([^"]*)"',
-                                                            doc))))
+        rng, doc = (None, join(a)) if not b else (join(a), join(b))
+        err = range_error(typ, rng)
+        if err:
+            raise ValueError(f"{path}: TELEMEM_{name} ({typ.lower()}): "
+                             f"range {rng!r} {err}")
+        out.append((name, typ, default, rng, doc))
     return out
 
 
+def range_text(typ, rng):
+    """The range as the README and the man page show it."""
+    if rng == "":
+        return {"BOOL": BOOL_WORDS, "LOGLEVEL": LEVEL_WORDS}.get(typ, "")
+    if rng == "*":
+        return "any text"
+    if ".." in rng:
+        lo, hi = rng.split("..", 1)
+        return f"{lo} .. {hi}"
+    if rng.startswith("list:"):
+        return "comma list of " + ", ".join(rng[5:].split(","))
+    return ", ".join(rng.split("|"))
+
+
 def table():
-    rows = ["| Variable | Type | Default | Meaning |", "|---|---|---|---|"]
-    for name, typ, default, doc in entries():
+    rows = ["| Variable | Type | Default | Range | Meaning |",
+            "|---|---|---|---|---|"]
+    for name, typ, default, rng, doc in entries():
         rows.append(f"| `TELEMEM_{name}` | {typ.lower()} | `{default}` "
-                    f"| {doc} |")
+                    f"| {range_text(typ, rng)} | {doc} |")
     return "\n".join(rows)
 
 

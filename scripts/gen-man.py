@@ -406,17 +406,20 @@ def cmd_env(header, table, out, version):
         page, summary = page_of(g["title"])
         s.append(f".TP\n.BR {esc(page)} (3)\n{esc(summary)}\n")
     s.append(".SH ENVIRONMENT\n.PP\nEvery setting is an environment variable, "
-             "read once by \\fBtelemem_initialize\\fP().  A malformed value "
-             "makes it fail with \\fBTELEMEM_ERR_CONFIG\\fP and a message "
-             "naming the variable; an unknown \\fBTELEMEM_\\fP* variable draws "
+             "read once by \\fBtelemem_initialize\\fP().  A malformed value, "
+             "or one outside the variable's range, makes it fail with "
+             "\\fBTELEMEM_ERR_CONFIG\\fP and a message naming the variable "
+             "and what it accepts; an unknown \\fBTELEMEM_\\fP* variable draws "
              "a warning.  \\fBTELEMEM_PRINT_CONFIG=1\\fP prints them all.  "
              "Values are written as follows:\n.RS 4\n")
     for t, form in TYPE_FORMS.items():
         s.append(f".TP\n.I {t.lower()}\n{esc(form)}\n")
     s.append(".RE\n")
-    for name, typ, default, doc in ct.entries(table):
+    for name, typ, default, rng, doc in ct.entries(table):
         dflt = f"default \\fI{esc(default)}\\fP" if default else "default empty"
-        s.append(f".TP\n.B TELEMEM_{name}\n({typ.lower()}, {dflt}) "
+        r = ct.range_text(typ, rng)
+        rtext = f", {esc(r)}" if r and r != "any text" else ""
+        s.append(f".TP\n.B TELEMEM_{name}\n({typ.lower()}, {dflt}{rtext}) "
                  f"{inline(doc)}\n")
     s.append(".SH FILES\n.TP\n.I ~/.cache/telemem/direct.profile\n"
              "The direct-path thresholds written by \\fBtelemem\\-run "

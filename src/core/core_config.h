@@ -15,7 +15,7 @@
 #define TLM_CFG_T_SECRET const char *
 
 typedef struct tlm_config {
-#define TLM_CONFIG(name, type, def, doc) TLM_CFG_T_##type name;
+#define TLM_CONFIG(name, type, ...) TLM_CFG_T_##type name;
 #include "core/config_table.h"
 #undef TLM_CONFIG
 } tlm_config_t;
