@@ -1,5 +1,6 @@
 /* util.h - small shared helpers: branch hints, container_of, alignment,
- * and the declarations of util_parse.c, util_time.c and util_copy.c. */
+ * overflow-free range checks, and the declarations of util_parse.c,
+ * util_random.c, util_time.c and util_copy.c. */
 #ifndef TLM_UTIL_H
 #define TLM_UTIL_H
 
@@ -45,6 +46,10 @@ int tlm_util_parse_size(const char *s, size_t *out);   /* "16k", "4M", "2g" */
 int tlm_util_parse_bool(const char *s, bool *out);     /* y/n/yes/no/1/0/on/off */
 int tlm_util_parse_int(const char *s, long *out);      /* decimal */
 int tlm_util_parse_seconds(const char *s, double *out); /* "30", "1.5", "200ms", "2m" */
+
+/* util_random.c: ndigits (at most 128) random hex digits and a NUL into
+ * out, from getrandom(); 0, or -1 when the kernel gave none. */
+int tlm_util_random_hex(char *out, size_t ndigits);
 
 /* util_time.c: monotonic time in seconds. */
 double tlm_util_now(void);

@@ -27,7 +27,7 @@
 /* Key kinds. */
 enum { KEY_SEG = 1, KEY_CMA = 2 };
 
-#define WIN_NAME_MAX 96
+#define WIN_NAME_MAX 128
 /* The first page of a segment holds its header: importers count themselves
  * there and the last one unlinks the name (nothing left in /dev/shm once
  * every local rank has mapped it, as the shm transport does). */
@@ -43,6 +43,9 @@ typedef struct win_key {
     uint32_t pad;
     char name[WIN_NAME_MAX];
 } win_key_t;
+
+_Static_assert(sizeof(win_key_t) <= TLM_DIRECT_KEY_MAX,
+               "a window key fits the key of every block record");
 
 typedef struct win_seg_hdr {
     _Atomic uint32_t mapped; /* importers that have mapped the segment */
@@ -74,7 +77,7 @@ typedef struct window {
     bool *cma_denied;   /* by rank: a probe failed, do not ask again */
     int nranks;
     unsigned long seq;  /* segment names */
-    char prefix[64];    /* /telemem-<jobid>-<rank>-w */
+    char prefix[88];    /* /telemem-<jobid>-<rank>-w */
 } window_t;
 
 static window_t *win_of(tlm_direct_t *d)
@@ -83,6 +86,59 @@ static window_t *win_of(tlm_direct_t *d)
 }
 
 /* ---- memory of telemem_malloc_all --------------------------------------- */
+
+/* A new object of this rank under a name nobody can guess: the job id is
+ * no secret (it is in every object's name), so a name made of it alone
+ * could be taken first by another user.  A name that exists already is
+ * not ours to use: say so and take another.  The descriptor, or -1
+ * (logged; the block takes the AM path). */
+static int create_seg(window_t *w, char *name, size_t cap)
+{
+    for (int attempt = 0; attempt < 8; attempt++) {
+        char rnd[17];
+        if (tlm_util_random_hex(rnd, 16) != 0) {
+            tlm_info("getrandom: %s; this block takes the AM path",
+                     strerror(errno));
+            return -1;
+        }
+        snprintf(name, cap, "%s%lu-%s", w->prefix, w->seq++, rnd);
+        int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd >= 0)
+            return fd;
+        if (errno != EEXIST) {
+            tlm_info("shm_open(%s): %s; this block takes the AM path", name,
+                     strerror(errno));
+            return -1;
+        }
+        tlm_warn("/dev/shm%s exists already (not created by this job): "
+                 "taking another name", name);
+    }
+    return -1;
+}
+
+/* Is the object on fd what a peer of this job created: ours (the same
+ * user), readable by nobody else, of the size its key says?  Then it is
+ * mapped; anything else is refused with the reason. */
+static bool seg_is_ours(int fd, const char *name, int peer, uint64_t size)
+{
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        tlm_warn("fstat(%s) of rank %d: %s; its block takes the AM path",
+                 name, peer, strerror(errno));
+        return false;
+    }
+    if (sb.st_uid != geteuid() || (sb.st_mode & 077) ||
+        (uint64_t)sb.st_size != size) {
+        tlm_warn("/dev/shm%s of rank %d is not that rank's block (owner "
+                 "%ld, mode %o, %lld bytes; expected owner %ld, mode 600, "
+                 "%llu bytes): its block takes the AM path", name, peer,
+                 (long)sb.st_uid, (unsigned)(sb.st_mode & 0777),
+                 (long long)sb.st_size, (long)geteuid(),
+                 (unsigned long long)size);
+        return false;
+    }
+    return true;
+}
 
 static int win_alloc(tlm_direct_t *d, size_t len, void **base,
                      tlm_direct_mr_t **mr_p, void *key, size_t *key_len)
@@ -106,11 +162,8 @@ static int win_alloc(tlm_direct_t *d, size_t len, void **base,
     win_mr_t *mr = calloc(1, sizeof(*mr));
     if (!mr)
         return TELEMEM_ERR_NO_MEMORY;
-    snprintf(mr->name, sizeof(mr->name), "%s%lu", w->prefix, w->seq++);
-    int fd = shm_open(mr->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    int fd = create_seg(w, mr->name, sizeof(mr->name));
     if (fd < 0) {
-        tlm_info("shm_open(%s): %s; this block takes the AM path", mr->name,
-                 strerror(errno));
         free(mr);
         return TELEMEM_ERR_UNSUPPORTED;
     }
@@ -187,10 +240,14 @@ static int import_seg(window_t *w, win_rkey_t *rk, const win_key_t *k)
         k->size < WIN_HDR || rk->rlen > k->size - WIN_HDR ||
         k->size > SIZE_MAX)
         return TELEMEM_ERR_INVALID_ARG;
-    int fd = shm_open(k->name, O_RDWR, 0);
+    int fd = shm_open(k->name, O_RDWR | O_NOFOLLOW, 0);
     if (fd < 0) {
         tlm_warn("shm_open(%s) of rank %d: %s; its block takes the AM path",
                  k->name, rk->peer, strerror(errno));
+        return TELEMEM_ERR_UNSUPPORTED;
+    }
+    if (!seg_is_ours(fd, k->name, rk->peer, k->size)) {
+        close(fd);
         return TELEMEM_ERR_UNSUPPORTED;
     }
     void *m = mmap(NULL, k->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
