@@ -115,6 +115,7 @@ typedef struct run_job {
     int listen_unix;  /* the store is a Unix socket */
     double listen_pause; /* out of descriptors: accept again from then */
     int npending;     /* connections that have not joined yet */
+    int joined;       /* ranks that joined the store */
     unsigned long refusals;
     int sig_fd;
     rank_t *ranks;
@@ -170,6 +171,10 @@ double run_conn_timers(double now);
 int run_conn_wants_input(const conn_t *c);
 /* Fill buf with n random bytes (getrandom); 0, or -1 if none came. */
 int run_random(void *buf, size_t n);
+
+/* The Unix socket's path and directory go (nothing can connect any more):
+ * once every rank joined, and at exit. */
+void run_remove_socket(void);
 
 /* run_hosts.c: -H host:slots,...; returns the slot total or -1 */
 int run_hosts_parse(const char *list);

@@ -279,6 +279,8 @@ static void do_hello(conn_t *c, const unsigned char *b, size_t len)
     r->conn = c;
     c->rank = rank;
     J.npending--;
+    if (++J.joined == J.n)
+        run_remove_socket(); /* no one else is to come: nothing left */
     verbose("rank %d joined the store", rank);
     unsigned char proof[WIRE_MAC];
     wire_proof(J.secret, 0, c->nonce, cnonce, rank, size, proof);

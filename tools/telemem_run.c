@@ -674,7 +674,7 @@ static void make_jobid(void)
     memset(key, 0, sizeof(key));
 }
 
-static void remove_socket(void)
+void run_remove_socket(void)
 {
     if (!J.sock_dir[0])
         return;
@@ -708,7 +708,7 @@ static int open_unix_listener(void)
                 "$TMPDIR or /tmp: %s", strerror(errno));
         exit(EXIT_INTERNAL);
     }
-    atexit(remove_socket);
+    atexit(run_remove_socket);
     snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/kvs", J.sock_dir);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0 || bind(fd, (void *)&sa, sizeof(sa)) < 0 ||

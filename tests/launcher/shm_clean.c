@@ -1,7 +1,7 @@
 /* shm_clean.c - the rank program of shm_clean.sh: joins the job (through
  * telemem-run or PMIx), allocates blocks of different sizes per rank (rank
  * 0 none) and one of the same size, writes a byte into each peer's block,
- * prints "READY <pid>" and waits to be killed.  By then no /dev/shm object
+ * prints "READY <pid> <TELEMEM_KVS>" and waits to be killed.  By then no /dev/shm object
  * of the job may be left with a name: the script checks, kills the job
  * with SIGKILL and checks again.
  * With "squat" (under telemem-run, as root): before anyone joins, rank 0
@@ -110,7 +110,8 @@ int main(int argc, char **argv)
     }
     TT_CHECK(telemem_quiet());
     TT_CHECK(telemem_barrier());
-    printf("READY %d\n", (int)getpid());
+    const char *kvs = getenv("TELEMEM_KVS");
+    printf("READY %d %s\n", (int)getpid(), kvs && kvs[0] ? kvs : "-");
     fflush(stdout);
     for (;;)
         pause();

@@ -4,7 +4,8 @@
 # until each has set up its blocks, check that every telemem object they
 # map is already unlinked ("(deleted)" in /proc/PID/maps), kill them all
 # (launcher included) with SIGKILL, and check that /dev/shm holds nothing
-# of the job.  usage: shm_clean.sh N LAUNCHER [ARGS...] -- PROG
+# of the job (nor is the store's Unix socket left: it goes once every rank
+# joined).  usage: shm_clean.sh N LAUNCHER [ARGS...] PROG
 set -u
 n=$1; shift
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/shm_clean.XXXXXX") || exit 2
@@ -20,7 +21,9 @@ while [ "$(grep -c '^READY ' "$tmp/out")" -lt "$n" ]; do
     kill -0 $lp 2>/dev/null || fail "the job ended before it was ready"
     sleep 0.1
 done
-pids=$(sed -n 's/^READY \([0-9]*\)$/\1/p' "$tmp/out")
+pids=$(sed -n 's/^READY \([0-9]*\) .*/\1/p' "$tmp/out")
+sock=$(sed -n 's/^READY [0-9]* unix:\(.*\)/\1/p' "$tmp/out" | sort -u)
+[ -z "$sock" ] || [ ! -e "$sock" ] || fail "the store's socket $sock is still there with every rank joined"
 jobs=''
 mapped=0
 for pid in $pids; do
@@ -42,4 +45,5 @@ for job in $jobs; do
     left=$(ls /dev/shm | grep -F "telemem-$job-" || true)
     [ -z "$left" ] || fail "/dev/shm objects of job $job after SIGKILL: $left"
 done
+[ -z "$sock" ] || [ ! -e "$(dirname "$sock")" ] || fail "the store's directory is left"
 echo "PASS: /dev/shm clean after SIGKILL"
