@@ -104,7 +104,10 @@ typedef enum telemem_status {
     TELEMEM_ERR_AGAIN = -13,         /**< internal back-pressure; never returned */
     TELEMEM_ERR_PROTOCOL = -14,      /**< malformed or unexpected message */
     TELEMEM_ERR_UNREACHABLE = -15,   /**< no transport reaches that rank */
-    TELEMEM_ERR_NOT_FOUND = -16      /**< no such region / handle / block */
+    TELEMEM_ERR_NOT_FOUND = -16,     /**< no such region / handle / block */
+    TELEMEM_ERR_STATE = -17          /**< not possible in this process's
+                                      *   state (initialize after a
+                                      *   launched job's finalize) */
 } telemem_status_t;
 
 /**
@@ -149,10 +152,21 @@ TELEMEM_API const char *telemem_status_name(int status);
  *                                         message names the launcher and the
  *                                         fix), never N one-rank jobs
  * @retval TELEMEM_ERR_TRANSPORT, TELEMEM_ERR_NO_MEMORY  set-up failed
+ * @retval TELEMEM_ERR_STATE               this process already joined its
+ *                                         job through a launcher and left it
+ *                                         (see below)
  * After a failure the library is not initialized.  After
  * TELEMEM_ERR_CONFIG (every setting is checked before the job is joined) it
  * may be initialized again with corrected settings; after a failure while
  * joining the job (bootstrap, transport) the job should end.
+ *
+ * Initializing again after telemem_finalize(): a process started without
+ * a launcher (a singleton) may, as often as it likes.  A process of a
+ * launched job (telemem-run, or mpirun/srun through PMIx) joins its job
+ * once: the launcher takes each rank once and the other ranks have left
+ * too, so once it has joined (telemem_finalize(), or an initialize that
+ * failed after joining) every later initialize returns TELEMEM_ERR_STATE
+ * and changes nothing.
  */
 TELEMEM_API int telemem_initialize(int *argc, char ***argv);
 

@@ -719,6 +719,11 @@ const char *tlm_core_boot_jobid(const tlm_boot_t *b)
     return b ? b->jobid : "";
 }
 
+bool tlm_core_boot_launched(const tlm_boot_t *b)
+{
+    return b && (b->ad_ops != NULL || b->fd >= 0);
+}
+
 static boot_kv_t *local_find(tlm_boot_t *b, const char *key)
 {
     for (size_t i = 0; i < b->nkv; i++)

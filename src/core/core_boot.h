@@ -37,6 +37,10 @@ int tlm_core_boot_size(const tlm_boot_t *b);
  * A singleton makes one up from its pid. */
 const char *tlm_core_boot_jobid(const tlm_boot_t *b);
 
+/* Was the job joined through a launcher (telemem-run, PMIx), not as a
+ * singleton?  Such a process joins once. */
+bool tlm_core_boot_launched(const tlm_boot_t *b);
+
 /* Publish key -> value (binary, up to 64 KiB).  Visible to others after the
  * next fence.  Keys are NUL-terminated, < 256 bytes, and end in ".<rank>",
  * the rank that publishes them (PMIx stores values per rank).  Put a key

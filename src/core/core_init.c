@@ -255,8 +255,14 @@ static int open_transports(void)
     return rc;
 }
 
+/* This process has been a rank of a launched job: it does not join
+ * again (telemem.h, telemem_initialize). */
+static bool left_launched_job;
+
 static void teardown(void)
 {
+    if (tlm_core.boot && tlm_core_boot_launched(tlm_core.boot))
+        left_launched_job = true;
     tlm_core_am_fini();
     tlm_core_direct_fini();
     tlm_core_vector_fini();
@@ -301,6 +307,12 @@ static int initialize(int level, bool progress_thread)
 {
     if (tlm_core.initialized)
         return TELEMEM_ERR_ALREADY_INITIALIZED;
+    if (left_launched_job) {
+        tlm_error("initialize: this process has left its job (telemem_"
+                  "finalize); a process started by a launcher joins its job "
+                  "once");
+        return TELEMEM_ERR_STATE;
+    }
     memset(&tlm_core, 0, sizeof(tlm_core));
     int rc = tlm_core_config_init(&tlm_core.cfg);
     if (rc != TELEMEM_OK) {

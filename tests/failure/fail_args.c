@@ -1,6 +1,8 @@
 /* fail_args.c - failure: every documented bad-input return of every public
  * function: calls before telemem_initialize() and after telemem_finalize()
- * (TELEMEM_ERR_NOT_INITIALIZED), a second initialize, bad ranks, NULL
+ * (TELEMEM_ERR_NOT_INITIALIZED), a second initialize, initialize again
+ * after finalize (a singleton may, a launched rank gets TELEMEM_ERR_STATE),
+ * bad ranks, NULL
  * buffers with bytes > 0 (and NULL with 0 bytes being fine), wrapping
  * address ranges, NULL handle/done/id pointers, bad type/op/root, bad
  * handler ids and nargs, bad replies from inside handlers, free_all and
@@ -381,6 +383,19 @@ int main(int argc, char **argv)
     tt_me = -1;
     all_not_initialized("after finalize");
     E(telemem_finalize(), NI);
+    /* Initialize again (telemem.h): a singleton may; a launched rank has
+     * left its job for good (it got "rank N joined the store already"). */
+    const char *kvs = getenv("TELEMEM_KVS");
+    if (kvs && kvs[0]) {
+        E(telemem_initialize(NULL, NULL), TELEMEM_ERR_STATE);
+        E(telemem_rank(), NI);
+        E(telemem_initialize(NULL, NULL), TELEMEM_ERR_STATE);
+    } else {
+        TT_CHECK(telemem_initialize(NULL, NULL));
+        TT_CHECK(telemem_barrier());
+        TT_CHECK(telemem_finalize());
+        E(telemem_rank(), NI);
+    }
     free(bases);
     tt_log("PASS");
     return 0;
