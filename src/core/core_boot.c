@@ -307,6 +307,18 @@ static int check_jobid(const char *jobid)
     return 0;
 }
 
+/* TELEMEM_KVS_SECRET: 1 to 64 characters (telemem-run gives 64 hex
+ * digits).  Never printed: it is the job's key. */
+static int check_secret(const char *secret)
+{
+    if (secret[0] && strlen(secret) <= WIRE_SECRET_HEX)
+        return 0;
+    tlm_error("TELEMEM_KVS_SECRET is %s: a rank proves the job's secret to "
+              "join the store (start the job with telemem-run %s)",
+              secret[0] ? "too long" : "not set", TLM_VERSION);
+    return -1;
+}
+
 /* ---- connecting --------------------------------------------------------- */
 
 /* Split "host:port" or "[v6addr]:port". */
@@ -655,13 +667,8 @@ int tlm_core_boot_open(const tlm_boot_params_t *p, tlm_boot_t **boot_p)
         return TELEMEM_ERR_BOOTSTRAP;
     }
     const char *secret = p->secret ? p->secret : "";
-    if (!singleton && (!secret[0] || strlen(secret) > WIRE_SECRET_HEX)) {
-        /* never printed: it is the job's key */
-        tlm_error("TELEMEM_KVS_SECRET is %s: a rank proves the job's secret "
-                  "to join the store (start the job with telemem-run %s)",
-                  secret[0] ? "too long" : "not set", TLM_VERSION);
+    if (!singleton && check_secret(secret) < 0)
         return TELEMEM_ERR_BOOTSTRAP;
-    }
 
     tlm_boot_t *b = calloc(1, sizeof(*b));
     if (b == NULL) {
