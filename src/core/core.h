@@ -226,6 +226,12 @@ static inline int tlm_core_send_stream(int rank, const void *hdr,
     }
     return tlm_core_send_stream_slow(rank, hdr, hdr_len, data, len);
 }
+/* A transfer refused by this rank (TLM_DIRECT_REFUSED) reported as the
+ * target's refusal would be: a blocking get returns status; a put or an
+ * _nbi operation returns OK and the next quiet / fence returns status; an
+ * _nb operation gets a handle whose wait returns it. */
+int tlm_core_refused(int rank, bool write, int mode, telemem_handle_t *h,
+                     int status);
 /* Wait (polling) until a posted op is handed over; cancels it on error
  * (a zc op the transport still reads is then left to free itself). */
 int tlm_core_wait_sent(int rank, tlm_am_sendop_t *op);

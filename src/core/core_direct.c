@@ -715,7 +715,7 @@ static int run_chain(int rank, bool write, const tlm_direct_seg_t *segs,
                   write ? "put" : "get", ext,
                   (unsigned long long)lo, rank, (unsigned long long)e->base,
                   (unsigned long long)e->end);
-        return TELEMEM_ERR_OUT_OF_RANGE;
+        return TLM_DIRECT_REFUSED;
     }
     if (!e) {
         rc = fetch_key(rank, lo, ext);

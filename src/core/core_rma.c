@@ -95,11 +95,34 @@ static int self_copy(const char *what, void *dst, const void *src, size_t n,
  * at least the peer's threshold, else complete the driver's outstanding
  * operations before the AM path (issue order across the two paths).
  * TLM_DIRECT_DECLINED: the AM path carries it. */
+int tlm_core_refused(int rank, bool write, int mode, telemem_handle_t *h,
+                     int status)
+{
+    if (mode == TLM_MODE_NB) {
+        uint32_t idx;
+        if (tlm_core_op_alloc(&idx) != TELEMEM_OK)
+            return status;
+        tlm_op_t *op = tlm_core_op(idx);
+        op->kind = write ? TLM_OP_PUT : TLM_OP_GET;
+        op->rank = rank;
+        tlm_core_op_complete(idx, status);
+        return tlm_core_new_handle(idx, h);
+    }
+    if (mode == TLM_MODE_BLOCK && !write)
+        return status;
+    if (tlm_core.peers[rank].error == TELEMEM_OK)
+        tlm_core.peers[rank].error = status;
+    return TELEMEM_OK;
+}
+
 static int direct_or_settle(int rank, bool write, void *remote, void *local,
-                            size_t n, int mode)
+                            size_t n, int mode, telemem_handle_t *h)
 {
     if (n >= tlm_core.peers[rank].direct_min) {
         int rc = tlm_core_direct_rma(rank, write, remote, local, n, mode);
+        if (rc == TLM_DIRECT_REFUSED)
+            return tlm_core_refused(rank, write, mode, h,
+                                    TELEMEM_ERR_OUT_OF_RANGE);
         if (rc != TLM_DIRECT_DECLINED)
             return rc;
     }
@@ -167,7 +190,7 @@ int telemem_put(int rank, void *remote_dst, const void *local_src,
     tlm_core_peer_t *p = &tlm_core.peers[rank];
     if (TLM_UNLIKELY(bytes >= p->direct_min || p->direct_busy)) {
         rc = direct_or_settle(rank, true, remote_dst, (void *)local_src,
-                              bytes, TLM_MODE_BLOCK);
+                              bytes, TLM_MODE_BLOCK, NULL);
         if (rc != TLM_DIRECT_DECLINED)
             return rc;
     }
@@ -199,7 +222,7 @@ int telemem_put_nbi(int rank, void *remote_dst, const void *local_src,
     tlm_core_peer_t *p = &tlm_core.peers[rank];
     if (TLM_UNLIKELY(bytes >= p->direct_min || p->direct_busy)) {
         rc = direct_or_settle(rank, true, remote_dst, (void *)local_src,
-                              bytes, TLM_MODE_NBI);
+                              bytes, TLM_MODE_NBI, NULL);
         if (rc != TLM_DIRECT_DECLINED)
             return rc;
     }
@@ -258,10 +281,11 @@ int telemem_put_nb(int rank, void *remote_dst, const void *local_src,
     }
     tlm_core_peer_t *p = &tlm_core.peers[rank];
     if (TLM_UNLIKELY(bytes >= p->direct_min || p->direct_busy)) {
+        telemem_handle_t dh = TELEMEM_HANDLE_NULL; /* complete already */
         rc = direct_or_settle(rank, true, remote_dst, (void *)local_src,
-                              bytes, TLM_MODE_NB);
+                              bytes, TLM_MODE_NB, &dh);
         if (rc == TELEMEM_OK)
-            *h = TELEMEM_HANDLE_NULL; /* complete already */
+            *h = dh; /* a refusal's handle, or none */
         if (rc != TLM_DIRECT_DECLINED)
             return rc;
     }
@@ -384,7 +408,7 @@ int telemem_get(int rank, void *local_dst, const void *remote_src,
     tlm_core_peer_t *p = &tlm_core.peers[rank];
     if (TLM_UNLIKELY(bytes >= p->direct_min || p->direct_busy)) {
         rc = direct_or_settle(rank, false, (void *)remote_src, local_dst,
-                              bytes, TLM_MODE_BLOCK);
+                              bytes, TLM_MODE_BLOCK, NULL);
         if (rc != TLM_DIRECT_DECLINED)
             return rc;
     }
@@ -415,10 +439,11 @@ int telemem_get_nb(int rank, void *local_dst, const void *remote_src,
     }
     tlm_core_peer_t *p = &tlm_core.peers[rank];
     if (TLM_UNLIKELY(bytes >= p->direct_min || p->direct_busy)) {
+        telemem_handle_t dh = TELEMEM_HANDLE_NULL; /* complete already */
         rc = direct_or_settle(rank, false, (void *)remote_src, local_dst,
-                              bytes, TLM_MODE_NB);
+                              bytes, TLM_MODE_NB, &dh);
         if (rc == TELEMEM_OK)
-            *h = TELEMEM_HANDLE_NULL;
+            *h = dh; /* a refusal's handle, or none */
         if (rc != TLM_DIRECT_DECLINED)
             return rc;
     }
@@ -441,7 +466,7 @@ int telemem_get_nbi(int rank, void *local_dst, const void *remote_src,
     tlm_core_peer_t *p = &tlm_core.peers[rank];
     if (TLM_UNLIKELY(bytes >= p->direct_min || p->direct_busy)) {
         rc = direct_or_settle(rank, false, (void *)remote_src, local_dst,
-                              bytes, TLM_MODE_NBI);
+                              bytes, TLM_MODE_NBI, NULL);
         if (rc != TLM_DIRECT_DECLINED)
             return rc;
     }

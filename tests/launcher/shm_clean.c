@@ -85,6 +85,7 @@ static int mode_squat(int argc, char **argv)
                   "lost to a squatted name", r);
     TT_CHECK(telemem_barrier());
     TT_CHECK(telemem_free_all(a[tt_me]));
+    free(a);
     if (tt_me == 0)
         squat(job, tt_n, 0);
     tt_finalize();
