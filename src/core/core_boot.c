@@ -443,7 +443,10 @@ static int connect_kvs(tlm_boot_t *b, double deadline)
             if (fd < 0)
                 err = errno;
         }
-        if (fd >= 0 || tlm_util_now() + pause >= deadline)
+        /* A Unix socket exists before any rank starts and goes once every
+         * rank has joined: no path means nobody more is let in. */
+        if (fd >= 0 || tlm_util_now() + pause >= deadline ||
+            (res == &un_ai && err == ENOENT))
             break;
         /* refused or reset: the launcher may be busy starting ranks */
         struct timespec ts = {0, (long)(pause * 1e9)};
@@ -454,7 +457,9 @@ static int connect_kvs(tlm_boot_t *b, double deadline)
     if (res != &un_ai)
         freeaddrinfo(res);
     if (fd < 0) {
-        tlm_error("kvs connect %s: %s", b->addr, strerror(err));
+        tlm_error("kvs connect %s: %s%s", b->addr, strerror(err),
+                  res == &un_ai && err == ENOENT
+                      ? " (every rank has joined, or the launcher ended)" : "");
         return TELEMEM_ERR_BOOTSTRAP;
     }
     int one = 1;

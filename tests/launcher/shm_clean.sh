@@ -12,10 +12,11 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/shm_clean.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; cat "$tmp/out" "$tmp/err" 2>/dev/null | sed 's/^/    /'; exit 1; }
 
+: >"$tmp/out" # exists before the job's shell opens it
 "$@" >"$tmp/out" 2>"$tmp/err" &
 lp=$!
 i=0
-while [ "$(grep -c '^READY ' "$tmp/out")" -lt "$n" ]; do
+while [ "$(grep -c '^READY ' "$tmp/out" 2>/dev/null || true)" -lt "$n" ]; do
     i=$((i + 1))
     [ $i -le 600 ] || { kill -9 $lp; fail "not $n ranks ready in 60 s"; }
     kill -0 $lp 2>/dev/null || fail "the job ended before it was ready"
