@@ -41,6 +41,7 @@ typedef struct conn {
     int fd;
     int rank;          /* -1 until HELLO */
     double since;      /* accepted at (run_now) */
+    int pending;       /* accepted, not joined (counted in J.npending) */
     unsigned char nonce[WIRE_NONCE]; /* the challenge sent to it */
     unsigned char *in; /* received bytes, in[in_off .. in_len) unparsed */
     size_t in_off, in_len, in_cap;

@@ -124,10 +124,12 @@ static void conn_close(conn_t *c)
     close(c->fd);
     c->fd = -1;
     c->dead = 1;
-    if (c->rank < 0) {
+    if (c->pending) {
+        c->pending = 0;
         J.npending--;
-        return;
     }
+    if (c->rank < 0) /* never joined, or left with BYE */
+        return;
     rank_t *r = &J.ranks[c->rank];
     r->conn = NULL;
     if (!r->gone && !r->exited)
@@ -278,6 +280,7 @@ static void do_hello(conn_t *c, const unsigned char *b, size_t len)
     r->hello = 1;
     r->conn = c;
     c->rank = rank;
+    c->pending = 0;
     J.npending--;
     if (++J.joined == J.n)
         run_remove_socket(); /* no one else is to come: nothing left */
@@ -571,7 +574,7 @@ static void drop_oldest_pending(void)
     conn_t *old = NULL;
     for (size_t i = 0; i < J.nconns; i++) {
         conn_t *c = J.conns[i];
-        if (!c->dead && c->rank < 0 && (!old || c->since < old->since))
+        if (!c->dead && c->pending && (!old || c->since < old->since))
             old = c;
     }
     if (old)
@@ -583,7 +586,7 @@ double run_conn_timers(double now)
     double next = 0;
     for (size_t i = 0; i < J.nconns; i++) {
         conn_t *c = J.conns[i];
-        if (c->dead || c->rank >= 0)
+        if (c->dead || !c->pending)
             continue;
         if (now >= c->since + JOIN_WAIT)
             conn_close(c); /* never joined: not a rank of this job */
@@ -625,6 +628,7 @@ void run_accept(void)
         c->fd = fd;
         c->rank = -1;
         c->since = run_now();
+        c->pending = 1;
         J.npending++;
         if (J.nconns == J.cap_conns) {
             J.cap_conns = J.cap_conns ? 2 * J.cap_conns : 64;

@@ -676,8 +676,8 @@ static void make_jobid(void)
 
 void run_remove_socket(void)
 {
-    if (!J.sock_dir[0])
-        return;
+    if (!J.sock_dir[0] || getpid() != J.self)
+        return; /* a child that exits through exit() leaves it alone */
     char path[sizeof(J.sock_dir) + 8];
     snprintf(path, sizeof(path), "%s/kvs", J.sock_dir);
     unlink(path);
