@@ -585,7 +585,7 @@ int gasnet_AMGetMsgSource(gasnet_token_t token, gasnet_node_t *srcindex)
         va_list ap_;                                                        \
         va_start(ap_, last);                                                \
         for (int i_ = 0; i_ < (numargs) && i_ < 16; i_++)                   \
-            argv[i_] = (gasnet_handlerarg_t)va_arg(ap_, int);               \
+            (argv)[i_] = (gasnet_handlerarg_t)va_arg(ap_, int);             \
         va_end(ap_);                                                        \
     } while (0)
 

@@ -424,18 +424,20 @@ gasnet_team_handle_t gasnet_coll_team_split(gasnet_team_handle_t parent,
     if (!all || !t)
         tlm_gasnet_fatal(what, "out of memory");
     for (int r = 0; r < p->size; r++)
-        recv_into(what, p, r, seq, all + 2 * r, sizeof mine_cr);
+        recv_into(what, p, r, seq, all + 2 * (size_t)r, sizeof mine_cr);
     /* Members: parent ranks of this color, by (relrank, parent rank). */
     int n = 0;
     for (int r = 0; r < p->size; r++)
-        n += all[2 * r] == color;
+        n += all[2 * (size_t)r] == color;
+    if (n < 1) /* this rank is a member of its own colour */
+        tlm_gasnet_fatal(what, "team split lost this rank");
     t->nodes = malloc((size_t)n * sizeof *t->nodes);
     int *pr = malloc((size_t)n * sizeof *pr);
     if (!t->nodes || !pr)
         tlm_gasnet_fatal(what, "out of memory");
     int k = 0;
     for (int r = 0; r < p->size; r++)
-        if (all[2 * r] == color)
+        if (all[2 * (size_t)r] == color)
             pr[k++] = r;
     for (int i = 1; i < n; i++) /* insertion sort by relrank */
         for (int j = i; j > 0 && all[2 * pr[j] + 1] < all[2 * pr[j - 1] + 1];

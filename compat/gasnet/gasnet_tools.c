@@ -518,6 +518,14 @@ void gasnett_diagnostic_gethandlers(gasnet_handlerentry_t **htable,
         *htable_cnt = 0;
 }
 
+/* The word w of a diagnostics round: node, round and index, so a word
+ * that landed in the wrong place or round is told apart. */
+static uint64_t diag_word(unsigned node, int it, size_t w)
+{
+    return (uint64_t)node * (UINT64_C(1) << 48) ^
+           (uint64_t)(unsigned)it * (UINT64_C(1) << 24) ^ (uint64_t)w;
+}
+
 int gasnett_run_diagnostics(int iters, int threadcnt,
                             const char *testsections,
                             gasnet_seginfo_t const *seginfo)
@@ -541,13 +549,13 @@ int gasnett_run_diagnostics(int iters, int threadcnt,
     gasnett_atomic_t a = gasnett_atomic_init(0);
     for (int it = 0; it < iters && len; it++) {
         for (size_t w = 0; w < nw; w++)
-            buf[w] = ((uint64_t)me << 48) ^ ((uint64_t)it << 24) ^ w;
+            buf[w] = diag_word(me, it, w);
         gasnet_put(next, seginfo[next].addr, buf, len);
         gasnet_barrier_notify(it, 0);
         errs += gasnet_barrier_wait(it, 0) != GASNET_OK;
         const uint64_t *mine = seginfo[me].addr;
         for (size_t w = 0; w < nw; w++)
-            if (mine[w] != (((uint64_t)prev << 48) ^ ((uint64_t)it << 24) ^ w)) {
+            if (mine[w] != diag_word(prev, it, w)) {
                 errs++;
                 break;
             }

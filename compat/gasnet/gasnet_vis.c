@@ -483,7 +483,7 @@ gasnett_memveclist_stats_t gasnett_format_memveclist(char *buf, size_t count,
         if (l && (!st.maxaddr || (void *)(a + l - 1) > st.maxaddr))
             st.maxaddr = a + l - 1;
     }
-    strcpy(buf + k, "]");
+    memcpy(buf + k, "]", 2);
     if (!count)
         st.minsz = 0;
     return st;
@@ -529,7 +529,7 @@ gasnett_addrlist_stats_t gasnett_format_addrlist(char *buf, size_t count,
         if (len && (!st.maxaddr || (void *)(a + len - 1) > st.maxaddr))
             st.maxaddr = a + len - 1;
     }
-    strcpy(buf + k, "]");
+    memcpy(buf + k, "]", 2);
     return st;
 }
 
@@ -560,9 +560,9 @@ size_t gasnett_format_strides_bufsz(size_t count)
 void gasnett_format_strides(char *buf, size_t count, const size_t *list)
 {
     size_t k = (size_t)sprintf(buf, "[");
-    for (size_t i = 0; i < count; i++)
+    for (size_t i = 0; list && i < count; i++)
         k += (size_t)sprintf(buf + k, "%s%zu", i ? " " : "", list[i]);
-    strcpy(buf + k, "]");
+    memcpy(buf + k, "]", 2);
 }
 
 size_t gasnett_format_putsgets_bufsz(size_t stridelevels)

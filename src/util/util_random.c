@@ -9,7 +9,7 @@
 int tlm_util_random_hex(char *out, size_t ndigits)
 {
     static const char hex[] = "0123456789abcdef";
-    unsigned char b[64];
+    unsigned char b[64] = {0};
     if (ndigits > 2 * sizeof(b))
         return -1;
     size_t need = (ndigits + 1) / 2, got = 0;

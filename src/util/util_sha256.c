@@ -29,8 +29,9 @@ static void block(uint32_t h[8], const uint8_t *p)
 {
     uint32_t w[64];
     for (int i = 0; i < 16; i++)
-        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
-               (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+        w[i] = (uint32_t)p[4 * (size_t)i] << 24 |
+               (uint32_t)p[4 * (size_t)i + 1] << 16 |
+               (uint32_t)p[4 * (size_t)i + 2] << 8 | p[4 * (size_t)i + 3];
     for (int i = 16; i < 64; i++) {
         uint32_t s0 = ror(w[i - 15], 7) ^ ror(w[i - 15], 18) ^
                       (w[i - 15] >> 3);
@@ -100,7 +101,7 @@ void tlm_util_sha256_final(tlm_sha256_t *s, uint8_t out[TLM_SHA256_LEN])
     for (int i = 0; i < 8; i++)
         pad[n + (size_t)i] = (uint8_t)(bits >> (56 - 8 * i));
     tlm_util_sha256_update(s, pad, n + 8);
-    for (int i = 0; i < 8; i++) {
+    for (size_t i = 0; i < 8; i++) {
         out[4 * i] = (uint8_t)(s->h[i] >> 24);
         out[4 * i + 1] = (uint8_t)(s->h[i] >> 16);
         out[4 * i + 2] = (uint8_t)(s->h[i] >> 8);

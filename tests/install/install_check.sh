@@ -42,6 +42,17 @@ if ! grep -q '^prefix=${pcfiledir}' "$pcdir/telemem.pc"; then
     pcdir=$tmp/pc
 fi
 export PKG_CONFIG_PATH=$pcdir
+# Every .pc file points into the tree it was installed in (a file with an
+# absolute prefix would find headers left in /usr/local by an earlier
+# install, and pass here while failing on a clean machine).
+for f in "$pcdir"/*.pc; do
+    n=${f##*/}; n=${n%.pc}
+    d=$(pkg-config --variable=includedir "$n")
+    case "$(realpath -m "$d")" in
+    "$(realpath -m "$tmp")"/*) ;;
+    *) fail "$n.pc: includedir $d is outside the install tree" ;;
+    esac
+done
 cflags="-Wall -Werror"
 [ "$san" = none ] || cflags="$cflags -fsanitize=$san"
 
