@@ -34,8 +34,10 @@
  * address order, each message of it wholly inside one Telemem call.  So a
  * target that calls Telemem (telemem_poll()) and then reads the last bytes
  * of a put's range sees the whole put once those bytes hold their new value
- * (as NetPIPE and many ARMCI codes expect).  The last bytes must change
- * from one put to the next for this to be a reliable signal.
+ * (as NetPIPE and many ARMCI codes expect), and the put stores nothing
+ * there after that (its last 8 bytes, or fewer for a shorter put, are one
+ * store), so the target may write there at once.  The last bytes must
+ * change from one put to the next for this to be a reliable signal.
  *
  * Threads.  telemem_initialize() gives TELEMEM_THREAD_SINGLE: call Telemem
  * from one thread per process.  telemem_initialize_thread() offers MPI's
@@ -102,7 +104,10 @@ typedef enum telemem_status {
     TELEMEM_ERR_AGAIN = -13,         /**< internal back-pressure; never returned */
     TELEMEM_ERR_PROTOCOL = -14,      /**< malformed or unexpected message */
     TELEMEM_ERR_UNREACHABLE = -15,   /**< no transport reaches that rank */
-    TELEMEM_ERR_NOT_FOUND = -16      /**< no such region / handle / block */
+    TELEMEM_ERR_NOT_FOUND = -16,     /**< no such region / handle / block */
+    TELEMEM_ERR_STATE = -17          /**< not possible in this process's
+                                      *   state (initialize after a
+                                      *   launched job's finalize) */
 } telemem_status_t;
 
 /**
@@ -127,8 +132,11 @@ TELEMEM_API const char *telemem_status_name(int status);
  * Start Telemem in this process.  Collective over all ranks of the job.
  *
  * Reads the TELEMEM_* environment once (see the README table), joins the
- * job started by telemem-run (or runs as a single rank when started without
- * a launcher), and opens the transports.
+ * job started by telemem-run, by mpirun or srun (PMIx, PMI-2) or by MPICH's
+ * mpiexec (PMI-1) -- or runs as a single rank when started without a
+ * launcher -- and opens the transports.  Under a PMI-1 or PMI-2 launcher
+ * (srun --mpi=pmi2, MPICH's mpiexec) it may run once per process: the
+ * launcher closes its socket at finalize.
  *
  * @param argc, argv  the program's arguments; may be NULL.  They are not
  *                    modified in this release.
@@ -136,12 +144,29 @@ TELEMEM_API const char *telemem_status_name(int status);
  * @retval TELEMEM_ERR_ALREADY_INITIALIZED called twice without finalize
  * @retval TELEMEM_ERR_CONFIG              a TELEMEM_* variable is invalid
  *                                         (the message names it)
- * @retval TELEMEM_ERR_BOOTSTRAP           the launcher could not be reached
+ * @retval TELEMEM_ERR_BOOTSTRAP           the launcher could not be
+ *                                         reached, or it started several
+ *                                         ranks that this build cannot join
+ *                                         (srun --mpi=none, a PMIx launcher
+ *                                         and no PMIx built in, ...: the
+ *                                         message names the launcher and the
+ *                                         fix), never N one-rank jobs
  * @retval TELEMEM_ERR_TRANSPORT, TELEMEM_ERR_NO_MEMORY  set-up failed
+ * @retval TELEMEM_ERR_STATE               this process already joined its
+ *                                         job through a launcher and left it
+ *                                         (see below)
  * After a failure the library is not initialized.  After
  * TELEMEM_ERR_CONFIG (every setting is checked before the job is joined) it
  * may be initialized again with corrected settings; after a failure while
  * joining the job (bootstrap, transport) the job should end.
+ *
+ * Initializing again after telemem_finalize(): a process started without
+ * a launcher (a singleton) may, as often as it likes.  A process of a
+ * launched job (telemem-run, or mpirun/srun through PMIx) joins its job
+ * once: the launcher takes each rank once and the other ranks have left
+ * too, so once it has joined (telemem_finalize(), or an initialize that
+ * failed after joining) every later initialize returns TELEMEM_ERR_STATE
+ * and changes nothing.
  */
 TELEMEM_API int telemem_initialize(int *argc, char ***argv);
 
@@ -1034,8 +1059,9 @@ TELEMEM_API int telemem_am_register_any(telemem_am_handler_t fn, void *ctx,
  * when the target polls.
  * @retval TELEMEM_OK
  * @retval TELEMEM_ERR_INVALID_ARG  rank/id out of range, nargs too large,
- *                                  NULL payload with bytes > 0, NULL args
- *                                  with nargs > 0
+ *                                  NULL payload with bytes > 0, a payload
+ *                                  that wraps around the address space,
+ *                                  NULL args with nargs > 0
  * @retval TELEMEM_ERR_NOT_INITIALIZED, TELEMEM_ERR_IN_HANDLER,
  *         TELEMEM_ERR_PEER_DEAD, TELEMEM_ERR_TIMED_OUT, _NO_MEMORY
  */
@@ -1048,9 +1074,11 @@ TELEMEM_API int telemem_am_request(int rank, int id, const void *payload,
  * @p id.  Never blocks: when buffers are short the reply is copied and
  * queued.  Replies cannot be replied to.
  * @retval TELEMEM_OK
- * @retval TELEMEM_ERR_INVALID_ARG  token NULL or not a request's token,
- *                                  second reply, bad id/args/payload
- * @retval TELEMEM_ERR_NO_MEMORY
+ * @retval TELEMEM_ERR_INVALID_ARG  token NULL, not a request's token or
+ *                                  not the token of the handler running
+ *                                  now (a kept or forged one), second
+ *                                  reply, bad id/args/payload
+ * @retval TELEMEM_ERR_NO_MEMORY, TELEMEM_ERR_NOT_INITIALIZED
  */
 TELEMEM_API int telemem_am_reply(telemem_am_token_t token, int id,
                                  const void *payload, size_t bytes,
@@ -1089,7 +1117,12 @@ TELEMEM_API int telemem_am_reply_long(telemem_am_token_t token, int id,
 
 /**
  * The rank that sent the message being handled.
- * @retval TELEMEM_OK, TELEMEM_ERR_INVALID_ARG (NULL token or rank_p)
+ * @retval TELEMEM_OK
+ * @retval TELEMEM_ERR_INVALID_ARG  NULL token or rank_p, or a token that
+ *                                  is not the one of the handler running
+ *                                  now (kept past its handler, or forged):
+ *                                  it is not read
+ * @retval TELEMEM_ERR_NOT_INITIALIZED
  */
 TELEMEM_API int telemem_am_source(telemem_am_token_t token, int *rank_p);
 /**@}*/

@@ -59,27 +59,10 @@ TELEMEM_DIRECT=never scripts/bench-fft.sh "${fft_args[@]}" --out "$out/fft" || s
 # ...and with the hybrid choice (blocks >= the threshold go direct).
 TELEMEM_DIRECT=auto scripts/bench-fft.sh "${fft_args[@]}" --out "$out/fft-auto" || status=1
 
-# results/summary.md: the machine, then each study's own summary.
-{
-    echo "# Telemem main job: results"
-    echo
-    echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); commit: $(git describe --always --dirty 2>/dev/null || echo unknown)"
-    echo "- machine: $(nproc) CPUs ($(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)), $(free -g | awk '/^Mem:/{print $2}') GiB;" \
-         "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
-    echo "- 2 local ranks; figures are from one run of this job on this machine: noisy on a shared VM, compare within the run only."
-    echo "- plots: netpipe/*.png (Fig. 4, 5, latency), fft/*.png (Fig. 8, 9, 10, cache misses; Telemem and libarmci on the polling path, TELEMEM_DIRECT=never), fft-auto/*.png (the same with TELEMEM_DIRECT=auto)"
-    echo
-    for part in netpipe fft fft-auto; do
-        if [ -f "$out/$part/summary.md" ]; then
-            [ "$part" = fft ] && echo "## FFT, Telemem on the polling path (TELEMEM_DIRECT=never)"
-            [ "$part" = fft-auto ] && echo "## FFT, Telemem with the direct path (TELEMEM_DIRECT=auto)"
-            sed 's/^#/##/' "$out/$part/summary.md"
-            echo
-        else
-            echo "## $part: no summary (the run failed; see $out/$part/)"
-            echo
-        fi
-    done
-} >"$out/summary.md"
+# results/summary.md: five conclusions computed from the CSVs, then each
+# study's tables (scripts/main_summary.py).
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+"$py" scripts/main_summary.py --results "$out" || status=1
 echo "main.sh: done in $(( $(date +%s) - t0 )) s; results in $out/ (summary: $out/summary.md)"
 exit $status

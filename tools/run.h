@@ -20,6 +20,17 @@
 #define EXIT_INTERNAL 125
 #define EXIT_NOTFOUND 127
 #define EXIT_USAGE 2
+/* Connections that have not joined yet (no valid HELLO): at most the
+ * ranks yet to join plus MAX_PENDING at a time, the oldest is dropped for a
+ * new one (a rank connects again), and each is dropped after JOIN_WAIT
+ * seconds -- so idle connections cannot crowd out the ranks. */
+#define MAX_PENDING 64
+#define JOIN_WAIT 10.0
+/* Replies queued for one rank beyond this: its further requests wait. */
+#define MAX_OUT (1u << 20)
+/* Refusals reported one by one; then only counted (a flood of strangers
+ * must not flood the launcher's stderr). */
+#define MAX_REFUSALS_SHOWN 8
 
 #include <sched.h>
 
@@ -29,6 +40,9 @@
 typedef struct conn {
     int fd;
     int rank;          /* -1 until HELLO */
+    double since;      /* accepted at (run_now) */
+    int pending;       /* accepted, not joined (counted in J.npending) */
+    unsigned char nonce[WIRE_NONCE]; /* the challenge sent to it */
     unsigned char *in; /* received bytes, in[in_off .. in_len) unparsed */
     size_t in_off, in_len, in_cap;
     unsigned char *out; /* replies not yet sent, out[out_off .. out_len) */
@@ -96,8 +110,15 @@ typedef struct run_job {
     /* job */
     pid_t self;
     char jobid[WIRE_MAX_JOBID + 1];
-    char addr[96];
+    char secret[WIRE_SECRET_HEX + 1]; /* TELEMEM_KVS_SECRET */
+    char addr[160];   /* TELEMEM_KVS: host:port or unix:PATH */
+    char sock_dir[96]; /* the 0700 directory of a Unix socket, or "" */
     int listen_fd;
+    int listen_unix;  /* the store is a Unix socket */
+    double listen_pause; /* out of descriptors: accept again from then */
+    int npending;     /* connections that have not joined yet */
+    int joined;       /* ranks that joined the store */
+    unsigned long refusals;
     int sig_fd;
     rank_t *ranks;
     int started;
@@ -150,6 +171,17 @@ void run_conn_process(conn_t *c);
 void run_mark_gone(int rank, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void run_free_dead_conns(void);
+/* Connections waiting to join for too long are dropped; the next time
+ * that is due (0: none). */
+double run_conn_timers(double now);
+/* Can the store read more from c now (bounded buffers)? */
+int run_conn_wants_input(const conn_t *c);
+/* Fill buf with n random bytes (getrandom); 0, or -1 if none came. */
+int run_random(void *buf, size_t n);
+
+/* The Unix socket's path and directory go (nothing can connect any more):
+ * once every rank joined, and at exit. */
+void run_remove_socket(void);
 
 /* run_hosts.c: -H host:slots,...; returns the slot total or -1 */
 int run_hosts_parse(const char *list);

@@ -136,8 +136,9 @@ static int forwarded(const char *e)
         "MALLOC_PERTURB_=",
     };
     if (!strncmp(e, "TELEMEM_RANK=", 13) || !strncmp(e, "TELEMEM_NRANKS=", 15) ||
-        !strncmp(e, "TELEMEM_KVS=", 12) || !strncmp(e, "TELEMEM_JOBID=", 14))
-        return 0;
+        !strncmp(e, "TELEMEM_KVS=", 12) || !strncmp(e, "TELEMEM_JOBID=", 14) ||
+        !strncmp(e, "TELEMEM_KVS_SECRET=", 19))
+        return 0; /* this job's own; a secret never goes on a command line */
     for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
         if (!strncmp(e, prefixes[i], strlen(prefixes[i])))
             return 1;
@@ -149,7 +150,9 @@ extern char **environ;
 char **run_hosts_rsh_argv(int rank)
 {
     /* The command the remote shell runs, one string:
-     *   cd 'cwd' && exec env 'TELEMEM_RANK=r' ... 'prog' 'args'... */
+     *   cd 'cwd' && IFS= read -r TELEMEM_KVS_SECRET &&
+     *   export TELEMEM_KVS_SECRET && exec env 'TELEMEM_RANK=r' ... 'prog'
+     * (the secret comes on stdin: telemem_run.c, secret_to_stdin). */
     char num[32], cwd[4096];
     size_t len = 2, cap = 3;
     char *cmd = run_xrealloc(NULL, cap);
@@ -157,12 +160,13 @@ char **run_hosts_rsh_argv(int rank)
     if (!getcwd(cwd, sizeof(cwd)))
         snprintf(cwd, sizeof(cwd), "/");
     quote(&cmd, &len, &cap, cwd);
-    const char *mid = " && exec env";
+    const char *mid = " && IFS= read -r TELEMEM_KVS_SECRET && export "
+                      "TELEMEM_KVS_SECRET && exec env";
     cap = len + strlen(mid) + 1;
     cmd = run_xrealloc(cmd, cap);
     memcpy(cmd + len, mid, strlen(mid) + 1);
     len += strlen(mid);
-    char var[128];
+    char var[sizeof(J.addr) + 32];
     snprintf(num, sizeof(num), "%d", rank);
     snprintf(var, sizeof(var), "TELEMEM_RANK=%s", num);
     quote(&cmd, &len, &cap, var);

@@ -1,6 +1,9 @@
-/* run_kvs.c - telemem-run's key-value store server: the ranks' TCP
- * connections, HELLO/PUT/FENCE/GET/ABORT/BYE (docs/bootstrap.md). */
+/* run_kvs.c - telemem-run's key-value store server: the ranks'
+ * connections (a Unix socket or TCP), who may join (the job's secret, the
+ * same user for local peers, one claim per rank, bounded buffers and
+ * waiting connections), HELLO/PUT/FENCE/GET/ABORT/BYE (docs/bootstrap.md). */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -9,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -120,7 +124,11 @@ static void conn_close(conn_t *c)
     close(c->fd);
     c->fd = -1;
     c->dead = 1;
-    if (c->rank < 0)
+    if (c->pending) {
+        c->pending = 0;
+        J.npending--;
+    }
+    if (c->rank < 0) /* never joined, or left with BYE */
         return;
     rank_t *r = &J.ranks[c->rank];
     r->conn = NULL;
@@ -140,8 +148,10 @@ static void refuse(conn_t *c, int op, int status, const char *fmt, ...)
     va_end(ap);
     if (c->rank >= 0)
         run_say("rank %d: %s", c->rank, text);
-    else
-        run_say("kvs connection refused: %s", text);
+    else if (++J.refusals <= MAX_REFUSALS_SHOWN)
+        run_say("kvs connection refused: %s%s", text,
+                J.refusals == MAX_REFUSALS_SHOWN ? " (further refusals are "
+                "only counted)" : "");
     reply_text(c, op, status, text);
     c->closing = 1;
     if (c->out_off == c->out_len)
@@ -216,29 +226,42 @@ static void complete_fence(void)
     J.in_fence = 0;
 }
 
+static int check_peer_user(int fd);
+
+/* HELLO: version, rank, nranks, the rank's nonce and its proof of the
+ * job's secret (core_boot_wire.h).  The sender's user (local peers) and
+ * the proof are checked before anything else is said about the job: a
+ * stranger learns "not this job", nothing more (no job id, no rank count).
+ * Only a HELLO costs a look at the peer: idle connections cost nothing. */
 static void do_hello(conn_t *c, const unsigned char *b, size_t len)
 {
     if (c->rank >= 0) {
         refuse(c, OP_HELLO, ST_BAD_REQUEST, "second HELLO");
         return;
     }
-    if (len < 12 || len > 12 + WIRE_MAX_JOBID) {
-        refuse(c, OP_HELLO, ST_BAD_REQUEST, "malformed HELLO (%zu bytes)",
-               len);
-        return;
-    }
-    uint32_t version = get_u32(b);
-    int rank = (int32_t)get_u32(b + 4);
-    int size = (int32_t)get_u32(b + 8);
-    size_t jlen = len - 12;
-    if (version != WIRE_VERSION) {
+    uint32_t version = len >= 4 ? get_u32(b) : 0;
+    if (len >= 4 && version != WIRE_VERSION) {
         refuse(c, OP_HELLO, ST_REFUSED, "protocol version %u, launcher "
                "speaks %d", (unsigned)version, WIRE_VERSION);
         return;
     }
-    if (jlen != strlen(J.jobid) || memcmp(b + 12, J.jobid, jlen) != 0) {
-        refuse(c, OP_HELLO, ST_REFUSED, "job id '%.*s' is not this job's "
-               "(%s)", (int)jlen, (const char *)b + 12, J.jobid);
+    if (len != WIRE_HELLO_BODY) {
+        refuse(c, OP_HELLO, ST_BAD_REQUEST, "malformed HELLO (%zu bytes)",
+               len);
+        return;
+    }
+    int rank = (int32_t)get_u32(b + 4);
+    int size = (int32_t)get_u32(b + 8);
+    const unsigned char *cnonce = b + 12, *mac = b + 12 + WIRE_NONCE;
+    if (check_peer_user(c->fd) != 0) {
+        /* another user of this machine, whatever it proves */
+        refuse(c, OP_HELLO, ST_REFUSED, "not this job (another user)");
+        return;
+    }
+    unsigned char want[WIRE_MAC];
+    wire_proof(J.secret, 1, c->nonce, cnonce, rank, size, want);
+    if (!tlm_util_equal_ct(mac, want, WIRE_MAC)) {
+        refuse(c, OP_HELLO, ST_REFUSED, "not this job");
         return;
     }
     if (size != J.n || rank < 0 || rank >= J.n) {
@@ -248,6 +271,8 @@ static void do_hello(conn_t *c, const unsigned char *b, size_t len)
     }
     rank_t *r = &J.ranks[rank];
     if (r->hello) {
+        /* a rank joins once: a second claim (even with the secret) is
+         * refused, the first connection stays */
         refuse(c, OP_HELLO, ST_REFUSED, "rank %d joined the store already",
                rank);
         return;
@@ -255,8 +280,14 @@ static void do_hello(conn_t *c, const unsigned char *b, size_t len)
     r->hello = 1;
     r->conn = c;
     c->rank = rank;
+    c->pending = 0;
+    J.npending--;
+    if (++J.joined == J.n)
+        run_remove_socket(); /* no one else is to come: nothing left */
     verbose("rank %d joined the store", rank);
-    reply(c, OP_HELLO, ST_OK, NULL, 0);
+    unsigned char proof[WIRE_MAC];
+    wire_proof(J.secret, 0, c->nonce, cnonce, rank, size, proof);
+    reply(c, OP_HELLO, ST_OK, proof, sizeof(proof));
 }
 
 static void do_abort(conn_t *c, const unsigned char *b, size_t len)
@@ -283,6 +314,10 @@ static int handle_frame(conn_t *c, int op, const unsigned char *b,
     if (op == OP_HELLO) {
         do_hello(c, b, len);
         return c->dead || c->closing;
+    }
+    if (op == OP_CHALLENGE) {
+        refuse(c, op, ST_BAD_REQUEST, "CHALLENGE comes from the launcher");
+        return 1;
     }
     if (c->rank < 0) {
         refuse(c, op, ST_BAD_REQUEST, "request %d before HELLO", op);
@@ -343,18 +378,35 @@ static int handle_frame(conn_t *c, int op, const unsigned char *b,
     }
 }
 
+/* The most unparsed input kept for c: one HELLO before it joined, two
+ * of the largest frames after (a rank waits for each reply, so in a fence
+ * it has little to say). */
+static size_t in_limit(const conn_t *c)
+{
+    return c->rank < 0 ? WIRE_HDR + WIRE_HELLO_BODY
+                       : 2 * (size_t)(WIRE_HDR + WIRE_MAX_BODY);
+}
+
+int run_conn_wants_input(const conn_t *c)
+{
+    return !c->closing && c->in_len - c->in_off < in_limit(c);
+}
+
 /* Handle every whole frame received, except while the rank is in a fence
- * (its replies must keep request order). */
+ * (its replies must keep request order) or has too many replies it has
+ * not read yet. */
 void run_conn_process(conn_t *c)
 {
     while (!c->dead && !c->closing && !c->in_fence &&
+           c->out_len - c->out_off <= MAX_OUT &&
            c->in_len - c->in_off >= WIRE_HDR) {
         const unsigned char *h = c->in + c->in_off;
         size_t blen = get_u32(h);
         int op = h[4];
-        if (blen > WIRE_MAX_BODY) {
+        if (blen > WIRE_MAX_BODY ||
+            (c->rank < 0 && blen > WIRE_HELLO_BODY)) {
             refuse(c, op, ST_BAD_REQUEST, "frame of %zu bytes (max %d)",
-                   blen, WIRE_MAX_BODY);
+                   blen, c->rank < 0 ? WIRE_HELLO_BODY : WIRE_MAX_BODY);
             break;
         }
         if (c->in_len - c->in_off < WIRE_HDR + blen)
@@ -367,7 +419,8 @@ void run_conn_process(conn_t *c)
         c->in_off = c->in_len = 0;
 }
 
-/* Read what the socket holds now, then handle it. */
+/* Read what the socket holds now (up to the buffer's bound), then handle
+ * it. */
 void run_conn_read(conn_t *c)
 {
     if (c->closing) { /* hung up while its last reply was pending */
@@ -375,24 +428,23 @@ void run_conn_read(conn_t *c)
         return;
     }
     while (!c->dead && !c->closing) {
-        if (c->in_fence && c->in_len - c->in_off >= 2 * (WIRE_HDR +
-                                                          WIRE_MAX_BODY)) {
-            /* a rank waits for each reply: in a fence it has little to
-             * say, and its input must not grow without bound */
-            refuse(c, OP_FENCE, ST_BAD_REQUEST, "%zu bytes of requests "
-                   "sent during a fence", c->in_len - c->in_off);
-            break;
-        }
-        if (c->in_off > 0 && c->in_cap - c->in_len < 4096) {
+        size_t limit = in_limit(c);
+        if (c->in_off > 0) {
             memmove(c->in, c->in + c->in_off, c->in_len - c->in_off);
             c->in_len -= c->in_off;
             c->in_off = 0;
         }
-        if (c->in_cap - c->in_len < 4096) {
-            c->in_cap = c->in_cap ? c->in_cap * 2 : 16384;
-            c->in = run_xrealloc(c->in, c->in_cap);
+        if (c->in_len >= limit) {
+            if (c->in_fence) /* docs/bootstrap.md: refused */
+                refuse(c, OP_FENCE, ST_BAD_REQUEST, "%zu bytes of requests "
+                       "sent during a fence", c->in_len);
+            break; /* else read on once replies went out */
         }
-        ssize_t n = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len,
+        if (c->in_cap < limit) {
+            c->in = run_xrealloc(c->in, limit);
+            c->in_cap = limit;
+        }
+        ssize_t n = recv(c->fd, c->in + c->in_len, limit - c->in_len,
                          MSG_DONTWAIT);
         if (n > 0) {
             c->in_len += (size_t)n;
@@ -420,29 +472,179 @@ void run_conn_read(conn_t *c)
     }
 }
 
+int run_random(void *buf, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = getrandom((char *)buf + got, n - got, 0);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        got += (size_t)k;
+    }
+    return 0;
+}
+
+/* The owner of the TCP connection whose far end is peer and near end
+ * local, from /proc/net/tcp (or tcp6): 1 found (*uid set), 0 not in this
+ * network namespace (another host), -1 cannot tell.  SO_PEERCRED answers
+ * only for Unix sockets. */
+static int tcp_peer_uid(const struct sockaddr_storage *peer,
+                        const struct sockaddr_storage *local, uid_t *uid)
+{
+    int v6 = peer->ss_family == AF_INET6;
+    FILE *f = fopen(v6 ? "/proc/net/tcp6" : "/proc/net/tcp", "r");
+    if (!f)
+        return -1;
+    /* the kernel prints each 32-bit word of the address as it is in
+     * memory, in hex of the host's byte order; ports in plain hex */
+    char want_l[40], want_r[40];
+    const unsigned char *pa, *la;
+    unsigned pport, lport;
+    if (v6) {
+        const struct sockaddr_in6 *p = (const void *)peer;
+        const struct sockaddr_in6 *l = (const void *)local;
+        pa = p->sin6_addr.s6_addr;
+        la = l->sin6_addr.s6_addr;
+        pport = ntohs(p->sin6_port);
+        lport = ntohs(l->sin6_port);
+    } else {
+        const struct sockaddr_in *p = (const void *)peer;
+        const struct sockaddr_in *l = (const void *)local;
+        pa = (const unsigned char *)&p->sin_addr;
+        la = (const unsigned char *)&l->sin_addr;
+        pport = ntohs(p->sin_port);
+        lport = ntohs(l->sin_port);
+    }
+    int words = v6 ? 4 : 1;
+    for (int side = 0; side < 2; side++) {
+        const unsigned char *a = side ? la : pa;
+        char *o = side ? want_r : want_l;
+        for (int w = 0; w < words; w++) {
+            uint32_t x;
+            memcpy(&x, a + 4 * w, 4);
+            o += sprintf(o, "%08X", (unsigned)x);
+        }
+        sprintf(o, ":%04X", side ? lport : pport);
+    }
+    char line[512], l_addr[64], r_addr[64];
+    unsigned u;
+    int found = 0;
+    while (!found && fgets(line, sizeof(line), f)) {
+        if (sscanf(line, " %*d: %63s %63s %*x %*s %*s %*s %u", l_addr, r_addr,
+                   &u) != 3)
+            continue;
+        if (strcmp(l_addr, want_l) == 0 && strcmp(r_addr, want_r) == 0) {
+            *uid = (uid_t)u;
+            found = 1;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+/* Local peers must be this user: for a Unix socket the kernel says who
+ * connected (SO_PEERCRED); for TCP the connection's owner is found in this
+ * network namespace's table (another host's connection is not there: the
+ * proof of the secret alone admits it).  0 admitted, -1 refused. */
+static int check_peer_user(int fd)
+{
+    uid_t me = geteuid();
+    if (J.listen_unix) {
+        struct ucred cr;
+        socklen_t sl = sizeof(cr);
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &sl) != 0)
+            return -1;
+        return cr.uid == me ? 0 : -1;
+    }
+    struct sockaddr_storage peer, local;
+    socklen_t pl = sizeof(peer), ll = sizeof(local);
+    if (getpeername(fd, (void *)&peer, &pl) != 0 ||
+        getsockname(fd, (void *)&local, &ll) != 0)
+        return -1;
+    uid_t uid;
+    int rc = tcp_peer_uid(&peer, &local, &uid);
+    return rc == 0 || (rc == 1 && uid == me) ? 0 : -1;
+}
+
+/* Drop the connection that has waited longest without joining. */
+static void drop_oldest_pending(void)
+{
+    conn_t *old = NULL;
+    for (size_t i = 0; i < J.nconns; i++) {
+        conn_t *c = J.conns[i];
+        if (!c->dead && c->pending && (!old || c->since < old->since))
+            old = c;
+    }
+    if (old)
+        conn_close(old);
+}
+
+double run_conn_timers(double now)
+{
+    double next = 0;
+    for (size_t i = 0; i < J.nconns; i++) {
+        conn_t *c = J.conns[i];
+        if (c->dead || !c->pending)
+            continue;
+        if (now >= c->since + JOIN_WAIT)
+            conn_close(c); /* never joined: not a rank of this job */
+        else if (next == 0 || c->since + JOIN_WAIT < next)
+            next = c->since + JOIN_WAIT;
+    }
+    return next;
+}
+
 void run_accept(void)
 {
+    if (J.listen_pause > run_now())
+        return;
     for (;;) {
         int fd = accept4(J.listen_fd, NULL, NULL,
                          SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0) {
             if (errno == EINTR || errno == ECONNABORTED)
                 continue;
-            if (errno != EAGAIN && errno != EWOULDBLOCK)
+            if (errno == EMFILE || errno == ENFILE) {
+                if (J.npending > 0) { /* make room: it never joined */
+                    drop_oldest_pending(); /* its descriptor is free now */
+                    continue;
+                }
+                J.listen_pause = run_now() + 0.1;
+            } else if (errno != EAGAIN && errno != EWOULDBLOCK) {
                 run_say("accept: %s", strerror(errno));
+            }
             return;
         }
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        if (J.npending >= J.n + MAX_PENDING)
+            drop_oldest_pending();
+        if (!J.listen_unix) {
+            int one = 1;
+            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        }
         conn_t *c = run_xrealloc(NULL, sizeof(*c));
         memset(c, 0, sizeof(*c));
         c->fd = fd;
         c->rank = -1;
+        c->since = run_now();
+        c->pending = 1;
+        J.npending++;
         if (J.nconns == J.cap_conns) {
             J.cap_conns = J.cap_conns ? 2 * J.cap_conns : 64;
             J.conns = run_xrealloc(J.conns, J.cap_conns * sizeof(*J.conns));
         }
         J.conns[J.nconns++] = c;
+        /* the challenge: a fresh nonce the rank's proof must cover */
+        unsigned char ch[WIRE_CHALLENGE_BODY];
+        put_u32(ch, WIRE_VERSION);
+        if (run_random(ch + 4, WIRE_NONCE) != 0) {
+            run_say("getrandom: %s", strerror(errno));
+            conn_close(c);
+            continue;
+        }
+        memcpy(c->nonce, ch + 4, WIRE_NONCE);
+        reply(c, OP_CHALLENGE, ST_OK, ch, sizeof(ch));
     }
 }
 

@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -85,9 +86,10 @@ static void usage(FILE *fp)
 "                     %%h sh -c\" for network namespaces.  TELEMEM_*, UCX_*,\n"
 "                     FI_*, *SAN_OPTIONS, PATH and LD_LIBRARY_PATH are\n"
 "                     forwarded\n"
-"      --kvs-addr IP  address other hosts reach the store at (default: the\n"
-"                     first non-loopback IPv4 address when -H has remote\n"
-"                     hosts, else 127.0.0.1)\n"
+"      --kvs-addr IP  the store listens on TCP at exactly this address\n"
+"                     (default: with remote hosts in -H, the first\n"
+"                     non-loopback IPv4 address; else a Unix socket in a\n"
+"                     directory only this user can enter)\n"
 "      --timeout SEC  kill the whole job after SEC seconds (exit status 124)\n"
 "      --keep-going   when a rank fails, let the others run to their end\n"
 "      --tag-output   prefix every output line of rank r with \"[r] \"\n"
@@ -105,9 +107,12 @@ static void usage(FILE *fp)
 "  -h, --help         print this help and exit\n"
 "      --version      print the version and exit\n"
 "\n"
-"Each rank gets TELEMEM_RANK, TELEMEM_NRANKS, TELEMEM_KVS (host:port of the\n"
-"store) and TELEMEM_JOBID, runs in its own process group, and reads stdin\n"
-"only if it is rank 0 (the others read /dev/null).\n"
+"Each rank gets TELEMEM_RANK, TELEMEM_NRANKS, TELEMEM_KVS (the store:\n"
+"unix:PATH or host:port), TELEMEM_JOBID and TELEMEM_KVS_SECRET (the job's\n"
+"random secret, which a rank proves to join the store; ranks on other\n"
+"hosts read it from the remote shell's stdin, never from a command line),\n"
+"runs in its own process group, and reads stdin only if it is rank 0 (the\n"
+"others read /dev/null).\n"
 "\n"
 "Exit status: 0 if every rank exited 0; otherwise that of the first rank\n"
 "that failed (128+N if killed by signal N), or the status a rank passed\n"
@@ -492,6 +497,57 @@ static void on_signal(int sig)
     run_end_job(128 + sig);
 }
 
+static void write_all_fd(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+/* A rank on another host gets the secret as the first line of the remote
+ * shell's stdin (its command reads it into TELEMEM_KVS_SECRET): a command
+ * line is visible to every user of both machines, a pipe is not.  Rank 0
+ * then reads the launcher's stdin through a helper that copies it on; the
+ * others read nothing more. */
+static void secret_to_stdin(int rank)
+{
+    int p[2];
+    if (pipe(p) < 0) {
+        char msg[160];
+        int n = snprintf(msg, sizeof(msg), "telemem-run: rank %d: pipe: %s\n",
+                         rank, strerror(errno));
+        write_all_fd(2, msg, (size_t)n);
+        _exit(EXIT_INTERNAL);
+    }
+    char line[WIRE_SECRET_HEX + 2];
+    int n = snprintf(line, sizeof(line), "%s\n", J.secret);
+    if (rank != 0) {
+        write_all_fd(p[1], line, (size_t)n); /* fits the pipe's buffer */
+    } else {
+        pid_t h = fork();
+        if (h == 0) {
+            close(p[0]);
+            write_all_fd(p[1], line, (size_t)n);
+            char buf[65536];
+            ssize_t k;
+            while ((k = read(0, buf, sizeof(buf))) > 0 ||
+                   (k < 0 && errno == EINTR))
+                if (k > 0)
+                    write_all_fd(p[1], buf, (size_t)k);
+            _exit(0);
+        }
+    }
+    close(p[1]);
+    dup2(p[0], 0);
+    close(p[0]);
+}
+
 static void child(int rank, int out_pipe[2], int err_pipe[2])
 {
     char buf[32];
@@ -523,6 +579,7 @@ static void child(int rank, int out_pipe[2], int err_pipe[2])
         dup2(err_pipe[1], 2);
     }
     if (J.nhosts && !J.hosts[J.ranks[rank].host].local) {
+        secret_to_stdin(rank);
         char **av = run_hosts_rsh_argv(rank);
         execvp(av[0], av);
         char msg[512];
@@ -538,6 +595,7 @@ static void child(int rank, int out_pipe[2], int err_pipe[2])
     setenv("TELEMEM_NRANKS", buf, 1);
     setenv("TELEMEM_KVS", J.addr, 1);
     setenv("TELEMEM_JOBID", J.jobid, 1);
+    setenv("TELEMEM_KVS_SECRET", J.secret, 1);
     execv(J.path, J.argv);
     char msg[512];
     int n = snprintf(msg, sizeof(msg), "telemem-run: rank %d: exec %s: %s\n",
@@ -598,23 +656,85 @@ static void make_jobid(void)
     }
     snprintf(J.jobid, sizeof(J.jobid), "%ldx%08x", (long)J.self,
              (unsigned)rnd);
+    /* The job's secret: what a rank proves to join the store
+     * (docs/bootstrap.md).  No fallback: without it nobody joins. */
+    unsigned char key[WIRE_SECRET_HEX / 2];
+    if (run_random(key, sizeof(key)) != 0) {
+        run_say("getrandom: %s", strerror(errno));
+        exit(EXIT_INTERNAL);
+    }
+    for (size_t i = 0; i < sizeof(key); i++)
+        sprintf(J.secret + 2 * i, "%02x", key[i]);
+    memset(key, 0, sizeof(key));
+}
+
+void run_remove_socket(void)
+{
+    if (!J.sock_dir[0] || getpid() != J.self)
+        return; /* a child that exits through exit() leaves it alone */
+    char path[sizeof(J.sock_dir) + 8];
+    snprintf(path, sizeof(path), "%s/kvs", J.sock_dir);
+    unlink(path);
+    rmdir(J.sock_dir);
+    J.sock_dir[0] = '\0';
+}
+
+/* All ranks on this host: a Unix socket in a directory of mode 0700, so
+ * only this user can even connect. */
+static int open_unix_listener(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    struct sockaddr_un sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sun_family = AF_UNIX;
+    for (int i = 0; i < 2; i++, tmp = "/tmp") {
+        if (!tmp || !tmp[0] ||
+            (size_t)snprintf(J.sock_dir, sizeof(J.sock_dir),
+                             "%s/telemem-run-XXXXXX", tmp) >= sizeof(J.sock_dir) ||
+            strlen(J.sock_dir) + 5 >= sizeof(sa.sun_path))
+            continue;
+        if (mkdtemp(J.sock_dir))
+            break;
+        J.sock_dir[0] = '\0';
+    }
+    if (!J.sock_dir[0]) {
+        run_say("cannot create a directory for the store's socket in "
+                "$TMPDIR or /tmp: %s", strerror(errno));
+        exit(EXIT_INTERNAL);
+    }
+    atexit(run_remove_socket);
+    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/kvs", J.sock_dir);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0 || bind(fd, (void *)&sa, sizeof(sa)) < 0 ||
+        listen(fd, SOMAXCONN) < 0) {
+        run_say("kvs socket %s: %s", sa.sun_path, strerror(errno));
+        exit(EXIT_INTERNAL);
+    }
+    J.listen_unix = 1;
+    snprintf(J.addr, sizeof(J.addr), "unix:%s", sa.sun_path);
+    return fd;
 }
 
 static void open_listener(void)
 {
+    int remote = J.nhosts && run_hosts_any_remote();
+    if (!J.kvs_host && !remote) {
+        J.listen_fd = open_unix_listener();
+        return;
+    }
     struct sockaddr_in sa;
     socklen_t sl = sizeof(sa);
-    char host[64] = "127.0.0.1";
-    int remote = J.nhosts && run_hosts_any_remote();
+    char host[64];
     if (J.kvs_host)
         snprintf(host, sizeof(host), "%s", J.kvs_host);
-    else if (remote && run_hosts_default_addr(host, sizeof(host)) != 0)
+    else if (run_hosts_default_addr(host, sizeof(host)) != 0)
         bad_usage("no IPv4 address for other hosts to reach the store: "
                   "give one with --kvs-addr");
     memset(&sa, 0, sizeof(sa));
     sa.sin_family = AF_INET;
-    sa.sin_addr.s_addr = htonl(remote || J.kvs_host ? INADDR_ANY
-                                                    : INADDR_LOOPBACK);
+    /* exactly the address asked for, never all of them */
+    if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
+        bad_usage("--kvs-addr: '%s' is not an IPv4 address", host);
     sa.sin_port = 0; /* the kernel picks */
     J.listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
                          0);
@@ -656,11 +776,12 @@ static void setup_signals(void)
     prctl(PR_SET_CHILD_SUBREAPER, 1);
 }
 
-/* One socket and, with --tag-output, two pipes per rank. */
+/* One socket and, with --tag-output, two pipes per rank, and the
+ * connections that have not joined yet. */
 static void raise_fd_limit(void)
 {
     getrlimit(RLIMIT_NOFILE, &J.orig_nofile);
-    rlim_t need = (rlim_t)J.n * (J.tag_output ? 3 : 1) + 64;
+    rlim_t need = (rlim_t)J.n * (J.tag_output ? 4 : 2) + MAX_PENDING + 64;
     if (J.orig_nofile.rlim_cur != RLIM_INFINITY &&
         J.orig_nofile.rlim_cur < need) {
         struct rlimit rl = J.orig_nofile;
@@ -748,6 +869,9 @@ static double timers(void)
             next = min_t(next, J.term_at + KILL_GRACE);
         }
     }
+    next = min_t(next, run_conn_timers(t));
+    if (J.listen_pause > t)
+        next = min_t(next, J.listen_pause);
     for (int i = 0; i < J.n; i++) {
         rank_t *r = &J.ranks[i];
         if (r->lost_at <= 0 || r->gone)
@@ -792,12 +916,14 @@ static int run(void)
         size_t k = 0;
         pfd[k] = (struct pollfd){.fd = J.sig_fd, .events = POLLIN};
         src[k++] = (src_t){SRC_SIG, -1, NULL};
-        pfd[k] = (struct pollfd){.fd = J.listen_fd, .events = POLLIN};
+        pfd[k] = (struct pollfd){.fd = J.listen_fd,
+                                 .events = J.listen_pause > run_now()
+                                               ? 0 : POLLIN};
         src[k++] = (src_t){SRC_LISTEN, -1, NULL};
         for (size_t i = 0; i < J.nconns; i++) {
             conn_t *c = J.conns[i];
             short ev = 0;
-            if (!c->closing)
+            if (run_conn_wants_input(c))
                 ev |= POLLIN;
             if (c->out_off < c->out_len)
                 ev |= POLLOUT;

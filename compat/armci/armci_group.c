@@ -3,6 +3,7 @@
  * collectives libarmci builds on (barrier, broadcast, allgather, fresh
  * context ids).  The world group uses Telemem's collectives; other groups
  * use libarmci's active messages, gathered at the group's rank 0. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -222,9 +223,10 @@ static int member_cmp(const void *a, const void *b)
 }
 
 /* Collective over the parent: the ranks of @p color form the new group,
- * ordered by key, then parent rank; color < 0 joins none. */
+ * ordered by key, then parent rank; color < 0 joins none.  On a member,
+ * members_p (if not NULL) receives the new group's parent ranks. */
 static void grp_split(const char *call, const ARMCI_Group *parent, int color,
-                      int key, ARMCI_Group *out)
+                      int key, ARMCI_Group *out, int *members_p)
 {
     tlm_armci_grp_t *p = tlm_armci_grp_get(call, parent);
     if (!out)
@@ -254,8 +256,11 @@ static void grp_split(const char *call, const ARMCI_Group *parent, int color,
         grp_not_member(&result);
     } else {
         qsort(m, (size_t)count, sizeof *m, member_cmp);
-        for (int i = 0; i < count; i++)
+        for (int i = 0; i < count; i++) {
             abs[i] = p->grp_to_abs[m[i].prank];
+            if (members_p)
+                members_p[i] = m[i].prank;
+        }
         tlm_armci_grp_t *g = grp_new(count, abs);
         g->ctx = ctx;
         grp_publish(g, &result);
@@ -266,6 +271,38 @@ static void grp_split(const char *call, const ARMCI_Group *parent, int color,
     *out = result;
 }
 
+/* Check pid_list (parent ranks, each once); return this rank's place in
+ * it, or -1, and the smallest rank listed (INT_MAX for an empty list). */
+static int check_list(const char *call, const tlm_armci_grp_t *p,
+                      int grp_size, const int *pid_list, int *min_p)
+{
+    char *seen = calloc((size_t)p->size, 1);
+    if (!seen)
+        tlm_armci_fail(call, "out of memory");
+    int key = -1, min = INT_MAX;
+    for (int i = 0; i < grp_size; i++) {
+        int r = pid_list[i];
+        if (r < 0 || r >= p->size)
+            tlm_armci_fail(call, "pid_list[%d] = %d out of range [0, %d)", i,
+                           r, p->size);
+        if (seen[r])
+            tlm_armci_fail(call, "pid_list[%d] = %d appears twice", i, r);
+        seen[r] = 1;
+        if (r == p->rank)
+            key = i;
+        if (r < min)
+            min = r;
+    }
+    free(seen);
+    *min_p = min;
+    return key;
+}
+
+/* Like MPI_Comm_create, which ARMCI-MPI uses: each rank may pass its own
+ * list (Global Arrays makes one group per node so), the ranks of one list
+ * must all pass that list, and disjoint lists make disjoint groups.  A
+ * list is told from the others by its smallest rank (disjoint lists have
+ * different ones); its order gives the group ranks. */
 void PARMCI_Group_create_child(int grp_size, int *pid_list,
                                ARMCI_Group *group_out,
                                ARMCI_Group *group_parent)
@@ -277,23 +314,30 @@ void PARMCI_Group_create_child(int grp_size, int *pid_list,
                        p->size);
     if (grp_size > 0 && !pid_list)
         tlm_armci_fail(call, "pid_list is NULL (grp_size %d)", grp_size);
-    char *seen = calloc((size_t)p->size, 1);
-    if (!seen)
+    int min = INT_MAX;
+    int key = check_list(call, p, grp_size, pid_list, &min);
+    int *got = malloc((size_t)p->size * sizeof *got);
+    if (!got)
         tlm_armci_fail(call, "out of memory");
-    int key = -1;
-    for (int i = 0; i < grp_size; i++) {
-        int r = pid_list[i];
-        if (r < 0 || r >= p->size)
-            tlm_armci_fail(call, "pid_list[%d] = %d out of range [0, %d)", i,
-                           r, p->size);
-        if (seen[r])
-            tlm_armci_fail(call, "pid_list[%d] = %d appears twice", i, r);
-        seen[r] = 1;
-        if (r == p->rank)
-            key = i;
+    grp_split(call, group_parent, key >= 0 ? min : -1, key, group_out, got);
+    if (key >= 0) {
+        /* Every member of my list must have passed the same list. */
+        for (int i = 0; i < grp_size; i++)
+            if (i >= group_out->size || got[i] != pid_list[i])
+                tlm_armci_fail(call,
+                               "the ranks of this rank's list (%d ranks, "
+                               "from %d) did not all pass the same list: "
+                               "group rank %d is parent rank %d here, but "
+                               "%d there",
+                               grp_size, min, i, pid_list[i],
+                               i < group_out->size ? got[i] : -1);
+        if (group_out->size != grp_size)
+            tlm_armci_fail(call,
+                           "ranks outside this rank's list (%d ranks, from "
+                           "%d) passed a list that overlaps it",
+                           grp_size, min);
     }
-    free(seen);
-    grp_split(call, group_parent, key >= 0 ? 0 : -1, key, group_out);
+    free(got);
 }
 TLM_ARMCI_ALIAS(Group_create_child);
 
@@ -308,14 +352,14 @@ TLM_ARMCI_ALIAS(Group_create);
 int ARMCIX_Group_split(ARMCI_Group *parent, int color, int key,
                        ARMCI_Group *new_group)
 {
-    grp_split("ARMCIX_Group_split", parent, color, key, new_group);
+    grp_split("ARMCIX_Group_split", parent, color, key, new_group, NULL);
     return 0;
 }
 
 int ARMCIX_Group_dup(ARMCI_Group *parent, ARMCI_Group *new_group)
 {
     tlm_armci_grp_t *p = tlm_armci_grp_get("ARMCIX_Group_dup", parent);
-    grp_split("ARMCIX_Group_dup", parent, 0, p->rank, new_group);
+    grp_split("ARMCIX_Group_dup", parent, 0, p->rank, new_group, NULL);
     return 0;
 }
 

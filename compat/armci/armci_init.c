@@ -180,6 +180,11 @@ static void start(const char *call, int *argc, char ***argv, int level)
 {
     if (atomic_load(&tlm_armci.ready))
         return;
+    if (tlm_armci.ended_telemem)
+        tlm_armci_fail(call, "ARMCI was finalized and cannot start again "
+                             "(Telemem joins a job once): keep one "
+                             "ARMCI_Init / ARMCI_Finalize pair around the "
+                             "program (inner pairs are counted)");
     tlm_armci_settings_t s = read_settings();
     int required = level;
     if (s.progress_thread)
@@ -239,17 +244,21 @@ static void stop(const char *call)
     free(tlm_armci.notify_received);
     tlm_armci.notify_sent = tlm_armci.notify_waited = NULL;
     tlm_armci.notify_received = NULL;
-    if (tlm_armci.own_telemem)
+    if (tlm_armci.own_telemem) {
+        tlm_armci.ended_telemem = true;
         tlm_armci_rc(call, telemem_finalize(), "telemem_finalize");
+    }
     tlm_armci.own_telemem = false;
 }
 
+/* ARMCI_Init* calls are counted, as in ARMCI-MPI (GA and TCGMSG each
+ * call ARMCI_Init): only the first starts ARMCI, and only the
+ * ARMCI_Finalize that balances it ends it. */
 static int init_common(const char *call, int *argc, char ***argv, int level)
 {
-    if (tlm_armci.armci_inits > 0)
-        return 0; /* ARMCI-MPI too accepts a second ARMCI_Init */
-    start(call, argc, argv, level);
-    tlm_armci.armci_inits = 1;
+    if (tlm_armci.armci_inits == 0)
+        start(call, argc, argv, level);
+    tlm_armci.armci_inits++;
     return 0;
 }
 
@@ -299,13 +308,13 @@ TLM_ARMCI_ALIAS(Initialized);
 
 int PARMCI_Finalize(void)
 {
-    static const char call[] = "ARMCI_Finalize";
-    tlm_armci_check_ready(call);
+    /* Without a matching ARMCI_Init (a second finalize: TCGMSG's
+     * tcg_pend() after GA_Terminate) it does nothing, as in ARMCI-MPI. */
     if (tlm_armci.armci_inits == 0)
-        tlm_armci_fail(call, "ARMCI_Init was not called (only "
-                             "armci_msg_init)");
-    tlm_armci.armci_inits = 0;
-    stop(call);
+        return 0;
+    if (--tlm_armci.armci_inits > 0)
+        return 0;
+    stop("ARMCI_Finalize");
     return 0;
 }
 TLM_ARMCI_ALIAS(Finalize);
@@ -326,13 +335,18 @@ void armci_msg_init(int *argc, char ***argv)
     tlm_armci.msg_inits++;
 }
 
+/* The last armci_msg_finalize ends the messaging layer and so ARMCI over
+ * it (in ARMCI over MPI it is MPI_Finalize): a program may end with it
+ * alone, without ARMCI_Finalize (GA's test programs do), and ARMCI_Finalize
+ * after it does nothing.  MPI that armci_msg_init started is finalized. */
 void armci_msg_finalize(void)
 {
     static const char call[] = "armci_msg_finalize";
     tlm_armci_check_ready(call);
     if (tlm_armci.msg_inits == 0)
         tlm_armci_fail(call, "armci_msg_init was not called");
-    tlm_armci.msg_inits--;
+    if (--tlm_armci.msg_inits == 0)
+        tlm_armci.armci_inits = 0;
     stop(call);
     if (!atomic_load(&tlm_armci.ready))
         tlm_armci_mpi_finalize_own();

@@ -38,9 +38,10 @@ typedef struct tlm_armci_grp tlm_armci_grp_t;
 
 typedef struct tlm_armci_state {
     atomic_int ready;    /* ARMCI usable: Telemem up, world group built */
-    int armci_inits;     /* ARMCI_Init* calls not yet finalized (0 / 1) */
+    int armci_inits;     /* ARMCI_Init* calls not yet finalized (counted) */
     int msg_inits;       /* armci_msg_init calls not yet finalized */
     bool own_telemem;    /* we initialized Telemem (and finalize it) */
+    bool ended_telemem;  /* ... and finalized it: it cannot start again */
     bool own_mpi;        /* armci_msg_init initialized MPI */
     bool mpi_mode;       /* MPI runs over the same ranks: groups get comms */
     bool progress;       /* the progress thread was asked for */

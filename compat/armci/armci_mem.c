@@ -54,7 +54,8 @@ static alloc_t *find_ptr(const void *ptr, bool any_byte)
         const char *u = a->user;
         if (!u)
             continue;
-        if (p == u || (any_byte && p >= u && p < u + a->bytes)) {
+        if (p == u || (any_byte && (uintptr_t)p >= (uintptr_t)u &&
+                       (uintptr_t)p - (uintptr_t)u < a->bytes)) {
             found = a;
             break;
         }

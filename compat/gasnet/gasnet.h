@@ -1,7 +1,8 @@
 /* gasnet.h - the GASNet-1 API (specification v1.8 plus the later GASNet-1
  * additions clients use) implemented over Telemem: the public declarations
- * of libgasnet, the only header a GASNet-1 client includes (with
- * gasnet_tools.h and gasnet_coll.h). */
+ * of libgasnet, the header a GASNet-1 client includes (it brings
+ * gasnet_basic.h, gasnet_vis.h and gasnet_coll.h; gasnet_tools.h beside
+ * it). */
 #ifndef GASNET_H
 #define GASNET_H
 #define _INCLUDED_GASNET_H
@@ -22,11 +23,12 @@
  * call.  A node that computes for a long time should call gasnet_AMPoll()
  * now and then.
  *
- * Threads.  Only GASNET_SEQ is supported: one thread per process calls
- * GASNet, and handlers run in that thread (gasnet_init() refuses Telemem's
- * progress thread, TELEMEM_PROGRESS_THREAD).  Defining GASNET_PAR or
- * GASNET_PARSYNC is a compile-time error.  When none of the three is
- * defined, GASNET_SEQ is assumed.
+ * Threads.  GASNET_SEQ (the default), GASNET_PAR and GASNET_PARSYNC, chosen
+ * by the client's -D flag (gasnet-seq.pc, gasnet-par.pc, telemem-<model>.mak);
+ * one library serves all three: gasnet_init names the model.  Under SEQ and
+ * PARSYNC handlers run in the calling thread inside GASNet calls (Telemem's
+ * progress thread is refused); under PAR any thread may call anything and
+ * handlers run on whichever thread polls, one at a time.
  *
  * Errors.  Core API functions return GASNET_OK or a GASNET_ERR_* code and
  * print the cause on stderr.  As the specification says, errors in the
@@ -42,17 +44,27 @@
 #include <stdint.h>
 #include <pthread.h>
 
-#include "gasnet_config.h"
+#include "gasnet_basic.h"
 
 /* ------------------------------------------------------------------------ */
 /* Threading configuration */
 
-#if defined(GASNET_PAR) || defined(GASNET_PARSYNC)
-/* PAR/PARSYNC are not provided yet: see docs/gasnet.md. */
-#error "this libgasnet implements GASNET_SEQ only; compile with -DGASNET_SEQ"
+#if (defined(GASNET_SEQ) + defined(GASNET_PAR) + defined(GASNET_PARSYNC)) > 1
+#error "define at most one of GASNET_SEQ, GASNET_PAR and GASNET_PARSYNC"
 #endif
-#ifndef GASNET_SEQ
+#if !defined(GASNET_PAR) && !defined(GASNET_PARSYNC) && !defined(GASNET_SEQ)
 #define GASNET_SEQ 1
+#endif
+/* The thread model as a number (0 SEQ, 1 PARSYNC, 2 PAR) and a word. */
+#if defined(GASNET_PAR)
+#define GASNETC_THREADMODEL 2
+#define GASNETC_THREADMODEL_STR "PAR"
+#elif defined(GASNET_PARSYNC)
+#define GASNETC_THREADMODEL 1
+#define GASNETC_THREADMODEL_STR "PARSYNC"
+#else
+#define GASNETC_THREADMODEL 0
+#define GASNETC_THREADMODEL_STR "SEQ"
 #endif
 
 #if defined(__GNUC__)
@@ -90,6 +102,15 @@ extern "C" {
 #define GASNET_CONDUIT_TELEMEM 1
 #define GASNET_CONDUIT_NAME TELEMEM
 #define GASNET_CONDUIT_NAME_STR "TELEMEM"
+/** Names and versions of the core and extended API implementations. */
+#define GASNET_CORE_NAME TELEMEM
+#define GASNET_CORE_NAME_STR "TELEMEM"
+#define GASNET_CORE_VERSION 1.0
+#define GASNET_CORE_VERSION_STR "1.0"
+#define GASNET_EXTENDED_NAME TELEMEM
+#define GASNET_EXTENDED_NAME_STR "TELEMEM"
+#define GASNET_EXTENDED_VERSION 1.0
+#define GASNET_EXTENDED_VERSION_STR "1.0"
 
 /** Segment configuration: segments are allocated by gasnet_attach() with
  *  telemem_malloc_all() (ordinary memory, registered with Telemem, never
@@ -119,7 +140,8 @@ extern "C" {
     "RELEASE=" GASNETC_STR_(GASNET_RELEASE_VERSION_MAJOR) "."               \
     GASNETC_STR_(GASNET_RELEASE_VERSION_MINOR) "."                          \
     GASNETC_STR_(GASNET_RELEASE_VERSION_PATCH) ",SPEC=1.8,"                 \
-    "CONDUIT=TELEMEM(TELEMEM-AM/TELEMEM-EXTENDED),THREADMODEL=SEQ,"         \
+    "CONDUIT=TELEMEM(TELEMEM-1.0/TELEMEM-1.0),THREADMODEL="        \
+    GASNETC_THREADMODEL_STR ","                                             \
     "SEGMENT=FAST,PTR=" GASNETC_STR_(SIZEOF_VOID_P) "byte,noalign,nopshm"
 
 /** Size of gasnet_register_value_t in bytes (a preprocessor literal). */
@@ -219,7 +241,7 @@ typedef struct {
 /** Handler-safe lock (see gasnet_hsl_lock()). */
 typedef struct {
     pthread_mutex_t lock_;
-    int held_;
+    void *owner_; /* the holding thread's mark, NULL when free */
 } gasnet_hsl_t;
 #define GASNET_HSL_INITIALIZER {PTHREAD_MUTEX_INITIALIZER, 0}
 
@@ -252,10 +274,25 @@ typedef void *gasnet_threadinfo_t;
  * @retval GASNET_ERR_NOT_INIT  called a second time
  * @retval GASNET_ERR_RESOURCE  Telemem could not start (its message says
  *                              why: bad TELEMEM_* setting, no launcher),
- *                              or TELEMEM_PROGRESS_THREAD is on (handlers
- *                              would run on a second thread)
+ *                              or TELEMEM_PROGRESS_THREAD is on in a SEQ
+ *                              or PARSYNC client (handlers would run on a
+ *                              second thread)
  */
 GASNETC_API int gasnet_init(int *argc, char ***argv);
+/* gasnet_init() as the client's thread model asks (the name carries it,
+ * so GASNET_PAR clients get Telemem's TELEMEM_THREAD_MULTIPLE). */
+GASNETC_API int gasnetc_init_seq(int *argc, char ***argv);
+GASNETC_API int gasnetc_init_parsync(int *argc, char ***argv);
+GASNETC_API int gasnetc_init_par(int *argc, char ***argv);
+#ifndef GASNETC_BUILDING_LIBGASNET
+#if GASNETC_THREADMODEL == 2
+#define gasnet_init gasnetc_init_par
+#elif GASNETC_THREADMODEL == 1
+#define gasnet_init gasnetc_init_parsync
+#else
+#define gasnet_init gasnetc_init_seq
+#endif
+#endif
 
 /**
  * Register the client's handlers, allocate this node's segment and
@@ -578,6 +615,42 @@ GASNETC_AM_FAMILY_(14)
 GASNETC_AM_FAMILY_(15)
 GASNETC_AM_FAMILY_(16)
 
+/* The variadic forms (gasnet_AMRequestShort(dest, handler, numargs, ...)
+ * and friends): numargs 32-bit arguments follow. */
+GASNETC_API int gasnetc_AMRequestShortV(gasnet_node_t dest,
+                                        gasnet_handler_t handler,
+                                        int numargs, ...);
+GASNETC_API int gasnetc_AMRequestMediumV(gasnet_node_t dest,
+                                         gasnet_handler_t handler,
+                                         void *source_addr, size_t nbytes,
+                                         int numargs, ...);
+GASNETC_API int gasnetc_AMRequestLongV(gasnet_node_t dest,
+                                       gasnet_handler_t handler,
+                                       void *source_addr, size_t nbytes,
+                                       void *dest_addr, int numargs, ...);
+GASNETC_API int gasnetc_AMRequestLongAsyncV(gasnet_node_t dest,
+                                            gasnet_handler_t handler,
+                                            void *source_addr, size_t nbytes,
+                                            void *dest_addr, int numargs, ...);
+GASNETC_API int gasnetc_AMReplyShortV(gasnet_token_t token,
+                                      gasnet_handler_t handler,
+                                      int numargs, ...);
+GASNETC_API int gasnetc_AMReplyMediumV(gasnet_token_t token,
+                                       gasnet_handler_t handler,
+                                       void *source_addr, size_t nbytes,
+                                       int numargs, ...);
+GASNETC_API int gasnetc_AMReplyLongV(gasnet_token_t token,
+                                     gasnet_handler_t handler,
+                                     void *source_addr, size_t nbytes,
+                                     void *dest_addr, int numargs, ...);
+#define gasnet_AMRequestShort gasnetc_AMRequestShortV
+#define gasnet_AMRequestMedium gasnetc_AMRequestMediumV
+#define gasnet_AMRequestLong gasnetc_AMRequestLongV
+#define gasnet_AMRequestLongAsync gasnetc_AMRequestLongAsyncV
+#define gasnet_AMReplyShort gasnetc_AMReplyShortV
+#define gasnet_AMReplyMedium gasnetc_AMReplyMediumV
+#define gasnet_AMReplyLong gasnetc_AMReplyLongV
+
 /**
  * Run the handlers of arrived messages and serve other nodes' puts and
  * gets (telemem_poll()); never blocks.  Not allowed in a handler or while
@@ -737,6 +810,12 @@ GASNETC_API int gasnet_try_syncnbi_gets(void);
 GASNETC_API int gasnet_try_syncnbi_puts(void);
 GASNETC_API int gasnet_try_syncnbi_all(void);
 
+/** The _nopoll tries of later GASNet-1 releases: as the try forms (which
+ *  poll once; completing sooner is allowed). */
+#define gasnet_try_syncnb_nopoll(h) gasnet_try_syncnb(h)
+#define gasnet_try_syncnb_some_nopoll(ph, n) gasnet_try_syncnb_some((ph), (n))
+#define gasnet_try_syncnb_all_nopoll(ph, n) gasnet_try_syncnb_all((ph), (n))
+
 /** Start an access region: until gasnet_end_nbi_accessregion(), nbi
  *  operations are tracked individually.  Regions do not nest (fatal). */
 GASNETC_API void gasnet_begin_nbi_accessregion(void);
@@ -791,6 +870,13 @@ gasnet_wait_syncnb_valget(gasnet_valget_handle_t handle);
 /**@{*/
 #define GASNET_BARRIERFLAG_ANONYMOUS 1
 #define GASNET_BARRIERFLAG_MISMATCH 2
+/** One image per node: accepted and ignored. */
+#define GASNET_BARRIERFLAG_IMAGES 4
+/** An anonymous barrier that is known to match only anonymous ones:
+ *  treated as ANONYMOUS. */
+#define GASNETC_BARRIERFLAG_UNNAMED_ 8
+#define GASNET_BARRIERFLAG_UNNAMED                                          \
+    (GASNET_BARRIERFLAG_ANONYMOUS | GASNETC_BARRIERFLAG_UNNAMED_)
 
 GASNETC_API void gasnet_barrier_notify(int id, int flags);
 /** @retval GASNET_OK, GASNET_ERR_BARRIER_MISMATCH */
@@ -809,8 +895,15 @@ GASNETC_API int gasnet_barrier_result(int *id);
 /* ------------------------------------------------------------------------ */
 /** @name Threads and waiting */
 /**@{*/
-/* No per-thread state in GASNET_SEQ: the macros cost nothing. */
+/* GASNET_SEQ has no per-thread state: the macros cost nothing.  In
+ * GASNET_PAR and GASNET_PARSYNC each thread gets its own non-NULL handle
+ * (nothing needs it here; clients compare them). */
+GASNETC_API gasnet_threadinfo_t gasnetc_threadinfo(void);
+#if GASNETC_THREADMODEL == 0
 #define GASNET_GET_THREADINFO() ((gasnet_threadinfo_t)0)
+#else
+#define GASNET_GET_THREADINFO() gasnetc_threadinfo()
+#endif
 #define GASNET_POST_THREADINFO(info) ((void)sizeof(info))
 #define GASNET_BEGIN_FUNCTION() GASNET_POST_THREADINFO(GASNET_GET_THREADINFO())
 
@@ -831,5 +924,9 @@ GASNETC_API int gasnet_set_waitmode(int wait_mode);
 #ifdef __cplusplus
 }
 #endif
+
+/* As in GASNet-1, gasnet.h brings the VIS and collectives interfaces. */
+#include "gasnet_vis.h"
+#include "gasnet_coll.h"
 
 #endif /* GASNET_H */

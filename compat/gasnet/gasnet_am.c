@@ -98,15 +98,15 @@ static inline void run_client(unsigned index, telemem_am_token_t tok,
                               bool with_payload, void *buf, size_t nbytes,
                               const uint32_t *args, unsigned nargs)
 {
-    tlm_gasnet_frame_t f = {tok, 0, tlm_gasnet.hsl_held, tlm_gasnet.frame};
-    tlm_gasnet.frame = &f;
+    tlm_gasnet_frame_t f = {tok, 0, tlm_gasnet_hsl_held, tlm_gasnet_frame};
+    tlm_gasnet_frame = &f;
     gasnetc_handler_fn_t fn = tlm_gasnet.handlers[index];
     if (with_payload)
         call_medium(fn, (gasnet_token_t)tok, buf, nbytes, args, nargs);
     else
         call_short(fn, (gasnet_token_t)tok, args, nargs);
-    tlm_gasnet.frame = f.prev;
-    if (TLM_GASNET_UNLIKELY(tlm_gasnet.hsl_held != f.hsl_at_entry))
+    tlm_gasnet_frame = f.prev;
+    if (TLM_GASNET_UNLIKELY(tlm_gasnet_hsl_held != f.hsl_at_entry))
         tlm_gasnet_fatal("active message", "handler %u returned while "
                          "holding a handler-safe lock", index);
 }
@@ -254,7 +254,7 @@ static inline int check_request(const char *kind, gasnet_node_t dest,
                                 gasnet_handler_t handler, int numargs,
                                 const gasnet_handlerarg_t *args)
 {
-    if (TLM_GASNET_UNLIKELY(tlm_gasnet.frame || tlm_gasnet.hsl_held))
+    if (TLM_GASNET_UNLIKELY(tlm_gasnet_frame || tlm_gasnet_hsl_held))
         am_context_fatal(kind, numargs);
     if (TLM_GASNET_LIKELY(tlm_gasnet.attached &&
                           dest < (gasnet_node_t)tlm_gasnet.nodes &&
@@ -388,11 +388,11 @@ int gasnetc_AMRequestLongAsyncM(gasnet_node_t dest, gasnet_handler_t handler,
 static tlm_gasnet_frame_t *check_reply(const char *kind, gasnet_token_t token,
                                        int numargs)
 {
-    tlm_gasnet_frame_t *f = tlm_gasnet.frame;
+    tlm_gasnet_frame_t *f = tlm_gasnet_frame;
     char what[64];
     if (TLM_GASNET_LIKELY(f && f->tok == (telemem_am_token_t)token &&
                           !f->replied &&
-                          tlm_gasnet.hsl_held == f->hsl_at_entry))
+                          tlm_gasnet_hsl_held == f->hsl_at_entry))
         return f;
     snprintf(what, sizeof what, "gasnet_AM%s%d", kind, numargs);
     if (!f)
@@ -531,7 +531,7 @@ int gasnet_AMPoll(void)
 void gasnetc_block_poll(unsigned *idle)
 {
     if (TLM_GASNET_UNLIKELY(!tlm_gasnet.inited || tlm_gasnet.finalized ||
-                            tlm_gasnet.frame || tlm_gasnet.hsl_held)) {
+                            tlm_gasnet_frame || tlm_gasnet_hsl_held)) {
         if (!tlm_gasnet.inited || tlm_gasnet.finalized)
             tlm_gasnet_fatal("GASNET_BLOCKUNTIL", "called before "
                              "gasnet_init()");
@@ -558,7 +558,7 @@ int gasnet_AMGetMsgSource(gasnet_token_t token, gasnet_node_t *srcindex)
     if (!token || !srcindex)
         return tlm_gasnet_error(GASNET_ERR_BAD_ARG, what, "%s is NULL",
                                 !token ? "token" : "srcindex");
-    const tlm_gasnet_frame_t *f = tlm_gasnet.frame;
+    const tlm_gasnet_frame_t *f = tlm_gasnet_frame;
     if (!f || f->tok != (telemem_am_token_t)token)
         return tlm_gasnet_error(GASNET_ERR_BAD_ARG, what, "the token is not "
                                 "the running handler's token");
@@ -569,4 +569,75 @@ int gasnet_AMGetMsgSource(gasnet_token_t token, gasnet_node_t *srcindex)
                                 telemem_strerror(rc));
     *srcindex = (gasnet_node_t)src;
     return GASNET_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The variadic forms: collect the arguments, then the M forms. */
+
+#define TLM_GASNET_VARGS_(last, numargs, argv)                              \
+    gasnet_handlerarg_t argv[16];                                           \
+    do {                                                                    \
+        va_list ap_;                                                        \
+        va_start(ap_, last);                                                \
+        for (int i_ = 0; i_ < (numargs) && i_ < 16; i_++)                   \
+            (argv)[i_] = (gasnet_handlerarg_t)va_arg(ap_, int);             \
+        va_end(ap_);                                                        \
+    } while (0)
+
+int gasnetc_AMRequestShortV(gasnet_node_t dest, gasnet_handler_t handler,
+                            int numargs, ...)
+{
+    TLM_GASNET_VARGS_(numargs, numargs, argv);
+    return gasnetc_AMRequestShortM(dest, handler, numargs, argv);
+}
+
+int gasnetc_AMRequestMediumV(gasnet_node_t dest, gasnet_handler_t handler,
+                             void *source_addr, size_t nbytes, int numargs,
+                             ...)
+{
+    TLM_GASNET_VARGS_(numargs, numargs, argv);
+    return gasnetc_AMRequestMediumM(dest, handler, source_addr, nbytes,
+                                    numargs, argv);
+}
+
+int gasnetc_AMRequestLongV(gasnet_node_t dest, gasnet_handler_t handler,
+                           void *source_addr, size_t nbytes, void *dest_addr,
+                           int numargs, ...)
+{
+    TLM_GASNET_VARGS_(numargs, numargs, argv);
+    return gasnetc_AMRequestLongM(dest, handler, source_addr, nbytes,
+                                  dest_addr, numargs, argv);
+}
+
+int gasnetc_AMRequestLongAsyncV(gasnet_node_t dest, gasnet_handler_t handler,
+                                void *source_addr, size_t nbytes,
+                                void *dest_addr, int numargs, ...)
+{
+    TLM_GASNET_VARGS_(numargs, numargs, argv);
+    return gasnetc_AMRequestLongAsyncM(dest, handler, source_addr, nbytes,
+                                       dest_addr, numargs, argv);
+}
+
+int gasnetc_AMReplyShortV(gasnet_token_t token, gasnet_handler_t handler,
+                          int numargs, ...)
+{
+    TLM_GASNET_VARGS_(numargs, numargs, argv);
+    return gasnetc_AMReplyShortM(token, handler, numargs, argv);
+}
+
+int gasnetc_AMReplyMediumV(gasnet_token_t token, gasnet_handler_t handler,
+                           void *source_addr, size_t nbytes, int numargs, ...)
+{
+    TLM_GASNET_VARGS_(numargs, numargs, argv);
+    return gasnetc_AMReplyMediumM(token, handler, source_addr, nbytes,
+                                  numargs, argv);
+}
+
+int gasnetc_AMReplyLongV(gasnet_token_t token, gasnet_handler_t handler,
+                         void *source_addr, size_t nbytes, void *dest_addr,
+                         int numargs, ...)
+{
+    TLM_GASNET_VARGS_(numargs, numargs, argv);
+    return gasnetc_AMReplyLongM(token, handler, source_addr, nbytes,
+                                dest_addr, numargs, argv);
 }

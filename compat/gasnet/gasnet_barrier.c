@@ -26,11 +26,22 @@ static struct {
     int32_t last_value;
 } B;
 
-#define KNOWN_FLAGS (GASNET_BARRIERFLAG_ANONYMOUS | GASNET_BARRIERFLAG_MISMATCH)
+/* GASNET_PAR: handlers merging other nodes' notifies may run on another
+ * thread than the one in notify or wait; the lock orders the merges, and
+ * a slot's count is read atomically by the waiter. */
+static pthread_mutex_t B_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static inline int slot_count(const slot_t *s)
+{
+    return __atomic_load_n(&s->count, __ATOMIC_ACQUIRE);
+}
+
+#define KNOWN_FLAGS                                                         \
+    (GASNET_BARRIERFLAG_ANONYMOUS | GASNET_BARRIERFLAG_MISMATCH |           \
+     GASNET_BARRIERFLAG_IMAGES | GASNET_BARRIERFLAG_UNNAMED)
 
 static void merge(slot_t *s, int32_t id, int flags)
 {
-    s->count++;
     if (flags & GASNET_BARRIERFLAG_MISMATCH) {
         s->mismatch = 1;
     } else if (!(flags & GASNET_BARRIERFLAG_ANONYMOUS)) {
@@ -39,6 +50,7 @@ static void merge(slot_t *s, int32_t id, int flags)
         s->named = 1;
         s->value = id;
     }
+    __atomic_store_n(&s->count, s->count + 1, __ATOMIC_RELEASE);
 }
 
 static void on_notify(telemem_am_token_t tok, void *payload, size_t bytes,
@@ -47,6 +59,7 @@ static void on_notify(telemem_am_token_t tok, void *payload, size_t bytes,
     int src = -1;
     telemem_am_source(tok, &src);
     uint32_t phase = nargs == 3 ? args[0] : 0;
+    pthread_mutex_lock(&B_lock);
     /* Only this phase or the next one can arrive (see slot_t). */
     if (nargs != 3 || (phase != B.phase && phase != B.phase + 1))
         tlm_gasnet_fatal("gasnet_barrier_notify", "unexpected barrier "
@@ -59,6 +72,7 @@ static void on_notify(telemem_am_token_t tok, void *payload, size_t bytes,
         tlm_gasnet_fatal("gasnet_barrier_notify", "barrier phases crossed "
                          "(node %d)", src);
     merge(s, (int32_t)args[1], (int)args[2]);
+    pthread_mutex_unlock(&B_lock);
 }
 
 int tlm_gasnet_barrier_init(void)
@@ -93,10 +107,12 @@ void gasnet_barrier_notify(int id, int flags)
     if (B.inside)
         tlm_gasnet_fatal(what, "called twice without gasnet_barrier_wait() "
                          "or a successful gasnet_barrier_try()");
+    pthread_mutex_lock(&B_lock);
     slot_t *s = &B.slot[B.phase & 1];
     if (s->count == 0)
         s->phase = B.phase;
     merge(s, (int32_t)id, flags);
+    pthread_mutex_unlock(&B_lock);
     uint32_t args[3] = {B.phase, (uint32_t)id, (uint32_t)flags};
     for (int r = 0; r < tlm_gasnet.nodes; r++) {
         if (r == tlm_gasnet.mynode)
@@ -113,6 +129,7 @@ void gasnet_barrier_notify(int id, int flags)
 /* The barrier is complete: its result for this wait's (id, flags). */
 static int finish(int id, int flags)
 {
+    pthread_mutex_lock(&B_lock);
     slot_t *s = &B.slot[B.phase & 1];
     int rc = GASNET_OK;
     if (s->mismatch || (flags & GASNET_BARRIERFLAG_MISMATCH) ||
@@ -124,6 +141,7 @@ static int finish(int id, int flags)
     *s = (slot_t){0, 0, 0, 0, B.phase + 2};
     B.phase++;
     B.inside = 0;
+    pthread_mutex_unlock(&B_lock);
     tlm_gasnet_check_exit();
     return rc;
 }
@@ -136,7 +154,7 @@ int gasnet_barrier_wait(int id, int flags)
         tlm_gasnet_fatal(what, "called without a matching "
                          "gasnet_barrier_notify()");
     unsigned idle = 0;
-    while (B.slot[B.phase & 1].count < tlm_gasnet.nodes)
+    while (slot_count(&B.slot[B.phase & 1]) < tlm_gasnet.nodes)
         tlm_gasnet_wait_step(what, &idle);
     return finish(id, flags);
 }
@@ -148,10 +166,10 @@ int gasnet_barrier_try(int id, int flags)
     if (!B.inside)
         tlm_gasnet_fatal(what, "called without a matching "
                          "gasnet_barrier_notify()");
-    if (B.slot[B.phase & 1].count < tlm_gasnet.nodes) {
+    if (slot_count(&B.slot[B.phase & 1]) < tlm_gasnet.nodes) {
         unsigned idle = 0;
         tlm_gasnet_wait_step(what, &idle);
-        if (B.slot[B.phase & 1].count < tlm_gasnet.nodes)
+        if (slot_count(&B.slot[B.phase & 1]) < tlm_gasnet.nodes)
             return GASNET_ERR_NOT_READY;
     }
     return finish(id, flags);

@@ -30,8 +30,8 @@ extern "C" {
  * GASNET_COLL_LOCAL (addresses are local: only the root's src matters);
  * both are treated alike since no node reads another's arguments.
  * Invalid flags, teams or images are fatal, as errors in the extended API
- * are.  Only GASNET_SEQ with one image per node: images are node numbers.
- * Not provided: the M (multi-image) variants, reductions and scans.
+ * are.  Images are team ranks: one per node, or under GASNET_PAR several
+ * per node (see gasnet_coll_init()).
  */
 
 /** Synchronisation modes: one IN_ and one OUT_ flag per call. */
@@ -50,6 +50,13 @@ extern "C" {
 #define GASNET_COLL_FIXED_THREADS_PER_NODE (1 << 9)
 #define GASNET_COLL_DST_IN_SEGMENT (1 << 10)
 #define GASNET_COLL_SRC_IN_SEGMENT (1 << 11)
+/** Reduction hints and scan kinds. */
+#define GASNET_COLL_REDUCE_OP_SUM (1 << 12)
+#define GASNET_COLL_REDUCE_OP_MAX (1 << 13)
+#define GASNET_COLL_REDUCE_OP_MIN (1 << 14)
+#define GASNET_COLL_REDUCE_OP_CUSTOM (1 << 15)
+#define GASNET_COLL_INCLUSIVE_SCAN (1 << 16)
+#define GASNET_COLL_EXCLUSIVE_SCAN (1 << 17)
 #define GASNET_COLL_DISABLE_AUTOTUNE (1 << 18)
 #define GASNET_COLL_NO_IMAGES (1 << 19)
 
@@ -60,13 +67,14 @@ typedef uint32_t gasnet_image_t;
 typedef struct gasnete_coll_op *gasnet_coll_handle_t;
 #define GASNET_COLL_INVALID_HANDLE ((gasnet_coll_handle_t)0)
 
-/** A team; only GASNET_TEAM_ALL (every node) exists. */
+/** A team: GASNET_TEAM_ALL (every node) or one made by
+ *  gasnet_coll_team_split(). */
 typedef struct gasnete_coll_team *gasnet_team_handle_t;
 GASNETC_API extern gasnet_team_handle_t gasnete_coll_team_all;
 #define GASNET_TEAM_ALL gasnete_coll_team_all
 
-/** Reduction callbacks (accepted by gasnet_coll_init(), not used: this
- *  library has no reductions). */
+/** Reduction callbacks: gasnet_coll_init() records a table, reductions
+ *  name an entry by its index. */
 typedef gasnet_handlerarg_t gasnet_coll_fn_handle_t;
 typedef void (*gasnet_coll_reduce_fn_t)(void *results, size_t result_count,
                                         const void *left_operands,
@@ -82,24 +90,46 @@ typedef struct {
 
 /**
  * Initialise the collectives (after gasnet_attach(); collective).
- * @p images must be NULL and @p my_image is ignored (GASNET_SEQ, one image
- * per node); @p fn_tbl / @p fn_count are recorded only; @p init_flags
- * must be 0.  Calling it more than once is fatal.
+ * @p images NULL: one image per node (image i is node i).  Otherwise
+ * images[i] images on node i, numbered node by node; every thread that
+ * takes part calls gasnet_coll_init() with its own @p my_image (one of
+ * this node's) and then calls each collective of GASNET_TEAM_ALL (a
+ * GASNET_PAR client).  @p fn_tbl / @p fn_count are the reduction
+ * functions; @p init_flags must be 0.  Later calls only record the
+ * calling thread's image.
  */
 GASNETC_API void gasnet_coll_init(const gasnet_image_t images[],
                                   gasnet_image_t my_image,
                                   gasnet_coll_fn_entry_t fn_tbl[],
                                   size_t fn_count, int init_flags);
 
-/** Nodes in @p team; rank <-> node (the identity for GASNET_TEAM_ALL). */
+/** Members of @p team; rank <-> node. */
 GASNETC_API gasnet_node_t gasnet_coll_team_size(gasnet_team_handle_t team);
 GASNETC_API gasnet_node_t gasnet_coll_team_rank2node(gasnet_team_handle_t team,
                                                      int rank);
 GASNETC_API gasnet_node_t gasnet_coll_team_node2rank(gasnet_team_handle_t team,
                                                      gasnet_node_t node);
+/** This node's rank in @p team. */
+GASNETC_API gasnet_node_t gasnet_coll_team_myrank(gasnet_team_handle_t team);
+/**
+ * Split @p parent_team (collective over it): members with the same
+ * @p color form a new team, ranked by @p relrank (then by parent rank).
+ * @p clientdata is recorded only.  Returns the new team.
+ */
+GASNETC_API gasnet_team_handle_t
+gasnet_coll_team_split(gasnet_team_handle_t parent_team, gasnet_node_t color,
+                       gasnet_node_t relrank, void *clientdata);
 
-/** The node @p srcimage's @p nbytes at @p src arrive at @p dst on every
- *  node (including the root; src and dst may be equal there). */
+/*
+ * Data movement.  Images are team ranks (one per node).  Flags: exactly
+ * one GASNET_COLL_IN_* and one GASNET_COLL_OUT_*, and one of
+ * GASNET_COLL_SINGLE / GASNET_COLL_LOCAL.  The M ("multi-address") forms
+ * take one address per image: all of the team's with GASNET_COLL_SINGLE
+ * (this node's is used), this node's only with GASNET_COLL_LOCAL.  Every
+ * collective is complete at its return on the calling node; the _nb forms
+ * return GASNET_COLL_INVALID_HANDLE (already complete).
+ */
+/** The root's @p nbytes at @p src arrive at @p dst on every member. */
 GASNETC_API void gasnet_coll_broadcast(gasnet_team_handle_t team, void *dst,
                                        gasnet_image_t srcimage, void *src,
                                        size_t nbytes, int flags);
@@ -107,7 +137,15 @@ GASNETC_API gasnet_coll_handle_t
 gasnet_coll_broadcast_nb(gasnet_team_handle_t team, void *dst,
                          gasnet_image_t srcimage, void *src, size_t nbytes,
                          int flags);
-/** Node i receives bytes [i*nbytes, (i+1)*nbytes) of the root's @p src. */
+GASNETC_API void gasnet_coll_broadcastM(gasnet_team_handle_t team,
+                                        void *const dstlist[],
+                                        gasnet_image_t srcimage, void *src,
+                                        size_t nbytes, int flags);
+GASNETC_API gasnet_coll_handle_t
+gasnet_coll_broadcastM_nb(gasnet_team_handle_t team, void *const dstlist[],
+                          gasnet_image_t srcimage, void *src, size_t nbytes,
+                          int flags);
+/** Member i receives bytes [i*nbytes, (i+1)*nbytes) of the root's @p src. */
 GASNETC_API void gasnet_coll_scatter(gasnet_team_handle_t team, void *dst,
                                      gasnet_image_t srcimage, void *src,
                                      size_t nbytes, int flags);
@@ -115,26 +153,122 @@ GASNETC_API gasnet_coll_handle_t
 gasnet_coll_scatter_nb(gasnet_team_handle_t team, void *dst,
                        gasnet_image_t srcimage, void *src, size_t nbytes,
                        int flags);
-/** The root's @p dst receives every node's @p nbytes in node order. */
+GASNETC_API void gasnet_coll_scatterM(gasnet_team_handle_t team,
+                                      void *const dstlist[],
+                                      gasnet_image_t srcimage, void *src,
+                                      size_t nbytes, int flags);
+GASNETC_API gasnet_coll_handle_t
+gasnet_coll_scatterM_nb(gasnet_team_handle_t team, void *const dstlist[],
+                        gasnet_image_t srcimage, void *src, size_t nbytes,
+                        int flags);
+/** The root's @p dst receives every member's @p nbytes in rank order. */
 GASNETC_API void gasnet_coll_gather(gasnet_team_handle_t team,
                                     gasnet_image_t dstimage, void *dst,
                                     void *src, size_t nbytes, int flags);
 GASNETC_API gasnet_coll_handle_t
 gasnet_coll_gather_nb(gasnet_team_handle_t team, gasnet_image_t dstimage,
                       void *dst, void *src, size_t nbytes, int flags);
-/** Every node's @p dst receives every node's @p nbytes in node order. */
+GASNETC_API void gasnet_coll_gatherM(gasnet_team_handle_t team,
+                                     gasnet_image_t dstimage, void *dst,
+                                     void *const srclist[], size_t nbytes,
+                                     int flags);
+GASNETC_API gasnet_coll_handle_t
+gasnet_coll_gatherM_nb(gasnet_team_handle_t team, gasnet_image_t dstimage,
+                       void *dst, void *const srclist[], size_t nbytes,
+                       int flags);
+/** Every member's @p dst receives every member's @p nbytes in rank
+ *  order. */
 GASNETC_API void gasnet_coll_gather_all(gasnet_team_handle_t team, void *dst,
                                         void *src, size_t nbytes, int flags);
 GASNETC_API gasnet_coll_handle_t
 gasnet_coll_gather_all_nb(gasnet_team_handle_t team, void *dst, void *src,
                           size_t nbytes, int flags);
-/** All-to-all: block j of node i's @p src lands as block i of node j's
- *  @p dst (blocks of @p nbytes). */
+GASNETC_API void gasnet_coll_gather_allM(gasnet_team_handle_t team,
+                                         void *const dstlist[],
+                                         void *const srclist[],
+                                         size_t nbytes, int flags);
+GASNETC_API gasnet_coll_handle_t
+gasnet_coll_gather_allM_nb(gasnet_team_handle_t team, void *const dstlist[],
+                           void *const srclist[], size_t nbytes, int flags);
+/** All-to-all: block j of member i's @p src lands as block i of member
+ *  j's @p dst (blocks of @p nbytes). */
 GASNETC_API void gasnet_coll_exchange(gasnet_team_handle_t team, void *dst,
                                       void *src, size_t nbytes, int flags);
 GASNETC_API gasnet_coll_handle_t
 gasnet_coll_exchange_nb(gasnet_team_handle_t team, void *dst, void *src,
                         size_t nbytes, int flags);
+GASNETC_API void gasnet_coll_exchangeM(gasnet_team_handle_t team,
+                                       void *const dstlist[],
+                                       void *const srclist[], size_t nbytes,
+                                       int flags);
+GASNETC_API gasnet_coll_handle_t
+gasnet_coll_exchangeM_nb(gasnet_team_handle_t team, void *const dstlist[],
+                         void *const srclist[], size_t nbytes, int flags);
+/**
+ * Reduction to @p dstimage: every member's @p elem_count elements of
+ * @p elem_size bytes at src + src_offset are combined in rank order with
+ * the function gasnet_coll_init() registered at index @p func:
+ * dst = fn(...fn(fn(src_0, src_1), src_2)..., src_n-1), each call
+ * fn(dst, elem_count, dst, elem_count, src_k, elem_size, fn flags,
+ * func_arg).  @p src_blksz is not used (one block per image).
+ */
+GASNETC_API void gasnet_coll_reduce(gasnet_team_handle_t team,
+                                    gasnet_image_t dstimage, void *dst,
+                                    void *src, size_t src_blksz,
+                                    size_t src_offset, size_t elem_size,
+                                    size_t elem_count,
+                                    gasnet_coll_fn_handle_t func,
+                                    int func_arg, int flags);
+GASNETC_API gasnet_coll_handle_t
+gasnet_coll_reduce_nb(gasnet_team_handle_t team, gasnet_image_t dstimage,
+                      void *dst, void *src, size_t src_blksz,
+                      size_t src_offset, size_t elem_size, size_t elem_count,
+                      gasnet_coll_fn_handle_t func, int func_arg, int flags);
+GASNETC_API void gasnet_coll_reduceM(gasnet_team_handle_t team,
+                                     gasnet_image_t dstimage, void *dst,
+                                     void *const srclist[], size_t src_blksz,
+                                     size_t src_offset, size_t elem_size,
+                                     size_t elem_count,
+                                     gasnet_coll_fn_handle_t func,
+                                     int func_arg, int flags);
+GASNETC_API gasnet_coll_handle_t
+gasnet_coll_reduceM_nb(gasnet_team_handle_t team, gasnet_image_t dstimage,
+                       void *dst, void *const srclist[], size_t src_blksz,
+                       size_t src_offset, size_t elem_size,
+                       size_t elem_count, gasnet_coll_fn_handle_t func,
+                       int func_arg, int flags);
+
+/**
+ * Prefix reduction: member r's @p dst + @p dst_offset receives the
+ * combination (as in gasnet_coll_reduce()) of members 0..r's elements at
+ * src + src_offset (GASNET_COLL_EXCLUSIVE_SCAN: 0..r-1; member 0's dst is
+ * then left alone).  The block sizes are not used.
+ */
+GASNETC_API void gasnet_coll_scan(gasnet_team_handle_t team, void *dst,
+                                  size_t dst_blksz, size_t dst_offset,
+                                  void *src, size_t src_blksz,
+                                  size_t src_offset, size_t elem_size,
+                                  size_t elem_count,
+                                  gasnet_coll_fn_handle_t func, int func_arg,
+                                  int flags);
+GASNETC_API gasnet_coll_handle_t
+gasnet_coll_scan_nb(gasnet_team_handle_t team, void *dst, size_t dst_blksz,
+                    size_t dst_offset, void *src, size_t src_blksz,
+                    size_t src_offset, size_t elem_size, size_t elem_count,
+                    gasnet_coll_fn_handle_t func, int func_arg, int flags);
+GASNETC_API void gasnet_coll_scanM(gasnet_team_handle_t team,
+                                   void *const dstlist[], size_t dst_blksz,
+                                   size_t dst_offset, void *const srclist[],
+                                   size_t src_blksz, size_t src_offset,
+                                   size_t elem_size, size_t elem_count,
+                                   gasnet_coll_fn_handle_t func, int func_arg,
+                                   int flags);
+GASNETC_API gasnet_coll_handle_t
+gasnet_coll_scanM_nb(gasnet_team_handle_t team, void *const dstlist[],
+                     size_t dst_blksz, size_t dst_offset,
+                     void *const srclist[], size_t src_blksz,
+                     size_t src_offset, size_t elem_size, size_t elem_count,
+                     gasnet_coll_fn_handle_t func, int func_arg, int flags);
 
 /** Completion of _nb collectives (all complete at once here). */
 GASNETC_API int gasnet_coll_try_sync(gasnet_coll_handle_t handle);
@@ -148,13 +282,28 @@ GASNETC_API int gasnet_coll_try_sync_all(gasnet_coll_handle_t *phandle,
 GASNETC_API void gasnet_coll_wait_sync_all(gasnet_coll_handle_t *phandle,
                                            size_t numhandles);
 
-/** The split-phase barrier of gasnet.h on a team (GASNET_TEAM_ALL). */
+/** The split-phase barrier of gasnet.h on a team (the same matching
+ *  rules; GASNET_TEAM_ALL is gasnet_barrier_notify() and friends). */
 GASNETC_API void gasnet_coll_barrier_notify(gasnet_team_handle_t team, int id,
                                             int flags);
 GASNETC_API int gasnet_coll_barrier_try(gasnet_team_handle_t team, int id,
                                         int flags);
 GASNETC_API int gasnet_coll_barrier_wait(gasnet_team_handle_t team, int id,
                                          int flags);
+GASNETC_API int gasnet_coll_barrier(gasnet_team_handle_t team, int id,
+                                    int flags);
+/** As gasnet_barrier_result() for the team's last barrier. */
+GASNETC_API int gasnet_coll_barrier_result(gasnet_team_handle_t team,
+                                           int *id);
+
+/** Autotuner and profile dumps of GASNet's reference collectives: there
+ *  is no tuner here, so they write nothing (see docs/gasnet.md). */
+GASNETC_API void gasnet_coll_dumpTuningState(char *filename,
+                                             gasnet_team_handle_t team);
+GASNETC_API void gasnet_coll_dumpProfile(char *filename,
+                                         gasnet_team_handle_t team);
+GASNETC_API void gasnet_coll_loadTuningState(char *filename,
+                                             gasnet_team_handle_t team);
 
 #ifdef __cplusplus
 }

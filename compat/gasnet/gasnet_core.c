@@ -14,6 +14,9 @@
 #include "gasnet_tools.h"
 
 tlm_gasnet_t tlm_gasnet;
+TLM_GASNET_TLS tlm_gasnet_frame_t *tlm_gasnet_frame;
+TLM_GASNET_TLS int tlm_gasnet_hsl_held;
+TLM_GASNET_TLS unsigned tlm_gasnet_calls;
 
 /* The configuration, findable in the library and in statically linked
  * binaries ("strings | grep GASNetConfig"). */
@@ -104,7 +107,7 @@ int tlm_gasnet_error(int code, const char *what, const char *fmt, ...)
 
 void tlm_gasnet_context_fatal(const char *what)
 {
-    if (tlm_gasnet.frame)
+    if (tlm_gasnet_frame)
         tlm_gasnet_fatal(what, "called inside an active-message handler "
                                "(handlers may only reply, once)");
     tlm_gasnet_fatal(what, "called while holding a handler-safe lock "
@@ -180,14 +183,17 @@ static void on_exit_msg(telemem_am_token_t tok, void *payload, size_t bytes,
         src >= tlm_gasnet.nodes || nargs != 1)
         tlm_gasnet_fatal("gasnet_exit", "malformed exit notice from node %d",
                          src);
-    if (!tlm_gasnet.exit_seen[src]) {
-        tlm_gasnet.exit_seen[src] = 1;
-        tlm_gasnet.exit_joined++;
+    /* Atomic: under GASNET_PAR this may run on Telemem's progress thread
+     * while gasnet_exit() waits on another. */
+    if (!__atomic_load_n(&tlm_gasnet.exit_seen[src], __ATOMIC_RELAXED)) {
+        __atomic_store_n(&tlm_gasnet.exit_seen[src], 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&tlm_gasnet.exit_joined, 1, __ATOMIC_RELEASE);
     }
-    if (!tlm_gasnet.exiting && !tlm_gasnet.exit_pending) {
+    if (!__atomic_load_n(&tlm_gasnet.exiting, __ATOMIC_ACQUIRE) &&
+        !__atomic_load_n(&tlm_gasnet.exit_pending, __ATOMIC_ACQUIRE)) {
         tlm_gasnet.exit_code = (int)args[0];
         tlm_gasnet.exit_pending_since = now_seconds();
-        tlm_gasnet.exit_pending = 1;
+        __atomic_store_n(&tlm_gasnet.exit_pending, 1, __ATOMIC_RELEASE);
     }
 }
 
@@ -195,7 +201,7 @@ static void on_exit_msg(telemem_am_token_t tok, void *payload, size_t bytes,
  * finish Telemem together.  Returns when this node may exit with 0. */
 static void coordinated_exit(void)
 {
-    tlm_gasnet.exiting = true;
+    __atomic_store_n(&tlm_gasnet.exiting, true, __ATOMIC_RELEASE);
     uint32_t code = 0;
     for (int r = 0; r < tlm_gasnet.nodes; r++) {
         if (r == tlm_gasnet.mynode)
@@ -219,7 +225,8 @@ static void coordinated_exit(void)
     }
     double start = now_seconds();
     unsigned idle = 0, checks = 0;
-    while (tlm_gasnet.exit_joined < tlm_gasnet.nodes - 1) {
+    while (__atomic_load_n(&tlm_gasnet.exit_joined, __ATOMIC_ACQUIRE) <
+           tlm_gasnet.nodes - 1) {
         tlm_gasnet_wait_step("gasnet_exit", &idle);
         if (limit > 0 && (++checks & 1023u) == 0 &&
             now_seconds() - start > limit) {
@@ -227,7 +234,9 @@ static void coordinated_exit(void)
             size_t k = 0;
             for (int r = 0; r < tlm_gasnet.nodes && k < sizeof list - 16;
                  r++)
-                if (r != tlm_gasnet.mynode && !tlm_gasnet.exit_seen[r])
+                if (r != tlm_gasnet.mynode &&
+                    !__atomic_load_n(&tlm_gasnet.exit_seen[r],
+                                     __ATOMIC_RELAXED))
                     k += (size_t)snprintf(list + k, sizeof list - k, " %d",
                                           r);
             tlm_gasnet_fatal("gasnet_exit", "node(s)%s did not join the exit "
@@ -249,8 +258,19 @@ void gasnet_exit(int exitcode)
     if (!tlm_gasnet.inited || tlm_gasnet.finalized)
         exit(exitcode);
     fflush(NULL);
-    if (exitcode != 0 || tlm_gasnet.frame || tlm_gasnet.hsl_held ||
-        tlm_gasnet.exiting) {
+    /* GASNET_PAR: the first thread to exit with 0 coordinates; another
+     * one waits for it to end the process. */
+    static int claimed;
+    static TLM_GASNET_TLS int claimed_here;
+    if (exitcode == 0 && !tlm_gasnet_frame && !tlm_gasnet_hsl_held) {
+        if (!claimed_here &&
+            __atomic_exchange_n(&claimed, 1, __ATOMIC_ACQ_REL))
+            for (;;)
+                pause();
+        claimed_here = 1;
+    }
+    if (exitcode != 0 || tlm_gasnet_frame || tlm_gasnet_hsl_held ||
+        __atomic_load_n(&tlm_gasnet.exiting, __ATOMIC_ACQUIRE)) {
         /* Non-zero: the launcher ends the other nodes with this status.
          * In a handler, under an HSL or during an exit nothing can be
          * coordinated: leave now. */
@@ -262,16 +282,25 @@ void gasnet_exit(int exitcode)
 
 void tlm_gasnet_maybe_join_exit(void)
 {
-    if (now_seconds() - tlm_gasnet.exit_pending_since >= EXIT_GRACE)
+    if (__atomic_load_n(&tlm_gasnet.exit_pending, __ATOMIC_ACQUIRE) &&
+        now_seconds() - tlm_gasnet.exit_pending_since >= EXIT_GRACE)
         gasnet_exit(tlm_gasnet.exit_code);
 }
 
-/* main() returned (or exit() was called) without gasnet_exit(). */
-static void exit_hook(void)
+/* main() returned (or exit() was called) without gasnet_exit(): as
+ * gasnet_exit(status).  A non-zero status ends this process at once (the
+ * launcher ends the others), as gasnet_exit() does. */
+static void exit_hook(int status, void *arg)
 {
-    if (!tlm_gasnet.inited || tlm_gasnet.finalized || tlm_gasnet.exiting ||
-        tlm_gasnet.frame || tlm_gasnet.hsl_held)
+    (void)arg;
+    if (!tlm_gasnet.inited || tlm_gasnet.finalized ||
+        __atomic_load_n(&tlm_gasnet.exiting, __ATOMIC_ACQUIRE) ||
+        tlm_gasnet_frame || tlm_gasnet_hsl_held)
         return;
+    if (status != 0) {
+        fflush(NULL);
+        _exit(status);
+    }
     coordinated_exit();
 }
 
@@ -358,23 +387,35 @@ static bool progress_thread_on(void)
     return !(*p == 'n' || *p == 'N' || *p == '0' || strncmp(p, "off", 3) == 0);
 }
 
-int gasnet_init(int *argc, char ***argv)
+/* gasnet_init() of a client compiled in thread model @p model (0 SEQ, 1
+ * PARSYNC, 2 PAR): Telemem's thread level MULTIPLE for PAR (any client
+ * thread calls GASNet, handlers may run on any of them or on Telemem's
+ * progress thread), SERIALIZED for PARSYNC, SINGLE for SEQ. */
+static int init_model(int *argc, char ***argv, int model)
 {
     if (tlm_gasnet.inited || tlm_gasnet.finalized)
         return tlm_gasnet_error(GASNET_ERR_NOT_INIT, "gasnet_init",
                                 "called a second time");
-    int rc = telemem_initialize(argc, argv);
+    static const int level[3] = {TELEMEM_THREAD_SINGLE,
+                                 TELEMEM_THREAD_SERIALIZED,
+                                 TELEMEM_THREAD_MULTIPLE};
+    int provided = 0;
+    int rc = model == 0 ? telemem_initialize(argc, argv)
+                        : telemem_initialize_thread(argc, argv, level[model],
+                                                    &provided);
     if (rc != TELEMEM_OK)
         return tlm_gasnet_error(GASNET_ERR_RESOURCE, "gasnet_init",
                                 "telemem_initialize failed: %s",
                                 telemem_strerror(rc));
-    if (progress_thread_on()) {
+    if (model != 2 && progress_thread_on()) {
         telemem_finalize(); /* every node sees the same setting */
         return tlm_gasnet_error(GASNET_ERR_RESOURCE, "gasnet_init",
-                                "this libgasnet supports GASNET_SEQ only, "
-                                "where handlers run in the client's thread; "
-                                "unset TELEMEM_PROGRESS_THREAD");
+                                "handlers run in the client's thread in "
+                                "GASNET_SEQ and GASNET_PARSYNC; unset "
+                                "TELEMEM_PROGRESS_THREAD or build the "
+                                "client with GASNET_PAR");
     }
+    tlm_gasnet.threadmodel = model;
     tlm_gasnet.mynode = telemem_rank();
     tlm_gasnet.nodes = telemem_nranks();
     tlm_gasnet.spin_limit = DEFAULT_SPIN_LIMIT;
@@ -395,6 +436,8 @@ int gasnet_init(int *argc, char ***argv)
         rc = tlm_gasnet_barrier_init();
     if (rc == TELEMEM_OK)
         rc = tlm_gasnet_extended_init();
+    if (rc == TELEMEM_OK)
+        rc = tlm_gasnet_coll_init();
     if (rc != TELEMEM_OK)
         tlm_gasnet_fatal("gasnet_init", "cannot install GASNet's handlers: "
                          "%s", telemem_strerror(rc));
@@ -404,9 +447,34 @@ int gasnet_init(int *argc, char ***argv)
         tlm_gasnet_fatal("gasnet_init", "telemem_barrier failed: %s",
                          telemem_strerror(rc));
     static bool hooked;
-    if (!hooked && atexit(exit_hook) == 0)
+    if (!hooked && on_exit(exit_hook, NULL) == 0)
         hooked = true;
     return GASNET_OK;
+}
+
+gasnet_threadinfo_t gasnetc_threadinfo(void)
+{
+    return (gasnet_threadinfo_t)&tlm_gasnet_calls;
+}
+
+int gasnet_init(int *argc, char ***argv)
+{
+    return init_model(argc, argv, 0);
+}
+
+int gasnetc_init_seq(int *argc, char ***argv)
+{
+    return init_model(argc, argv, 0);
+}
+
+int gasnetc_init_parsync(int *argc, char ***argv)
+{
+    return init_model(argc, argv, 1);
+}
+
+int gasnetc_init_par(int *argc, char ***argv)
+{
+    return init_model(argc, argv, 2);
 }
 
 int gasnet_attach(gasnet_handlerentry_t *table, int numentries,

@@ -27,7 +27,7 @@ typedef struct gasnete_op {
     int node;
     telemem_handle_t th;     /* OP_TLM, OP_VALGET */
     void *heap;              /* owned copy of a non-bulk put's source */
-    volatile int done;       /* OP_MEMSET: set by the acknowledgement */
+    int done;                /* OP_MEMSET: set by the acknowledgement */
     int status;
     struct gasnete_op **kids; /* OP_REGION: its operations */
     size_t nkids, capkids;
@@ -42,8 +42,14 @@ typedef struct chunk {
     op_t ops[CHUNK_OPS];
 } chunk_t;
 
-static struct {
-    chunk_t *chunks;
+/* Per thread (GASNET_PAR): each thread has its own pool of handles, its
+ * own access region and its own implicit-handle state. */
+/* Every chunk of every thread, for gasnet_exit to free (GASNET_PAR
+ * threads may be gone by then). */
+static chunk_t *all_chunks;
+static pthread_mutex_t chunks_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static TLM_GASNET_TLS struct {
     op_t *free_ops;
     op_t *region;       /* the open access region, or NULL */
     int nbi_outstanding; /* nbi operations since the last implicit sync */
@@ -57,8 +63,10 @@ static op_t *op_alloc(const char *what, int kind, int node)
         chunk_t *c = calloc(1, sizeof *c);
         if (!c)
             tlm_gasnet_fatal(what, "out of memory for operation handles");
-        c->next = X.chunks;
-        X.chunks = c;
+        pthread_mutex_lock(&chunks_lock);
+        c->next = all_chunks;
+        all_chunks = c;
+        pthread_mutex_unlock(&chunks_lock);
         for (int i = CHUNK_OPS - 1; i >= 0; i--) {
             c->ops[i].next_free = X.free_ops;
             X.free_ops = &c->ops[i];
@@ -108,8 +116,8 @@ static inline bool check_rma(const char *what, gasnet_node_t node,
                              const void *remote, const void *local,
                              size_t nbytes)
 {
-    if (TLM_GASNET_LIKELY(tlm_gasnet.attached && !tlm_gasnet.frame &&
-                          !tlm_gasnet.hsl_held &&
+    if (TLM_GASNET_LIKELY(tlm_gasnet.attached && !tlm_gasnet_frame &&
+                          !tlm_gasnet_hsl_held &&
                           node < (gasnet_node_t)tlm_gasnet.nodes &&
                           tlm_gasnet_in_segment((int)node, remote, nbytes) &&
                           local && nbytes))
@@ -185,7 +193,7 @@ static void on_memset_ack(telemem_am_token_t tok, void *payload,
         tlm_gasnet_fatal("gasnet_memset", "malformed acknowledgement");
     op_t *op = (op_t *)(uintptr_t)((uint64_t)a[0] | (uint64_t)a[1] << 32);
     op->status = (int)a[2];
-    op->done = 1;
+    __atomic_store_n(&op->done, 1, __ATOMIC_RELEASE);
 }
 
 static void memset_send(const char *what, gasnet_node_t node, void *dest,
@@ -212,15 +220,17 @@ int tlm_gasnet_extended_init(void)
 
 void tlm_gasnet_extended_fini(void)
 {
-    while (X.chunks) {
-        chunk_t *c = X.chunks;
-        X.chunks = c->next;
+    pthread_mutex_lock(&chunks_lock);
+    while (all_chunks) {
+        chunk_t *c = all_chunks;
+        all_chunks = c->next;
         for (int i = 0; i < CHUNK_OPS; i++) {
             free(c->ops[i].heap);
             free(c->ops[i].kids);
         }
         free(c);
     }
+    pthread_mutex_unlock(&chunks_lock);
     X.free_ops = NULL;
     X.region = NULL;
 }
@@ -243,12 +253,12 @@ static bool op_test(const char *what, op_t *op)
         break;
     }
     case OP_MEMSET:
-        if (!op->done) {
+        if (!__atomic_load_n(&op->done, __ATOMIC_ACQUIRE)) {
             int n = telemem_poll();
             if (n < 0)
                 tlm_gasnet_fatal(what, "telemem_poll failed: %s",
                                  telemem_strerror(n));
-            if (!op->done)
+            if (!__atomic_load_n(&op->done, __ATOMIC_ACQUIRE))
                 return false;
         }
         if (op->status != TELEMEM_OK)
@@ -830,4 +840,56 @@ gasnet_register_value_t gasnet_wait_syncnb_valget(gasnet_valget_handle_t h)
     op_free(op);
     tlm_gasnet_check_exit();
     return (gasnet_register_value_t)v;
+}
+
+/* ---- for the VIS and collective files ------------------------------------ */
+
+void tlm_gasnet_check_rma_call(const char *what, gasnet_node_t node)
+{
+    if (!tlm_gasnet.attached)
+        tlm_gasnet_fatal(what, "called before gasnet_attach()");
+    tlm_gasnet_check_context(what);
+    if (node >= (gasnet_node_t)tlm_gasnet.nodes)
+        tlm_gasnet_fatal(what, "node %u out of range [0, %d)",
+                         (unsigned)node, tlm_gasnet.nodes);
+}
+
+void tlm_gasnet_check_remote(const char *what, gasnet_node_t node,
+                             const void *remote, size_t nbytes)
+{
+    if (!tlm_gasnet_in_segment((int)node, remote, nbytes))
+        tlm_gasnet_fatal(what, "[%p, +%zu) is not inside the segment of node "
+                         "%u ([%p, +%ju))", remote, nbytes, (unsigned)node,
+                         tlm_gasnet.seg[node].addr,
+                         (uintmax_t)tlm_gasnet.seg[node].size);
+}
+
+void tlm_gasnet_check_tlm(const char *what, int rc, gasnet_node_t node,
+                          const void *remote, size_t nbytes)
+{
+    if (TLM_GASNET_UNLIKELY(rc != TELEMEM_OK))
+        telemem_fatal(what, rc, node, remote, nbytes);
+}
+
+gasnet_handle_t tlm_gasnet_wrap(const char *what, int node,
+                                telemem_handle_t th)
+{
+    op_t *op = op_alloc(what, OP_TLM, node);
+    op->th = th;
+    return op;
+}
+
+bool tlm_gasnet_in_region(void)
+{
+    return X.region != NULL;
+}
+
+void tlm_gasnet_region_add(const char *what, gasnet_handle_t h)
+{
+    region_add(what, (op_t *)h);
+}
+
+void tlm_gasnet_nbi_started(void)
+{
+    X.nbi_outstanding = 1;
 }

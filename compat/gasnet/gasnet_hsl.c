@@ -7,6 +7,22 @@
 
 #include "gasnet_internal.h"
 
+/* Who holds a lock: the address of the holder's per-thread count. */
+static inline void *me(void)
+{
+    return &tlm_gasnet_hsl_held;
+}
+
+static inline void *owner(gasnet_hsl_t *hsl)
+{
+    return __atomic_load_n(&hsl->owner_, __ATOMIC_RELAXED);
+}
+
+static inline void set_owner(gasnet_hsl_t *hsl, void *who)
+{
+    __atomic_store_n(&hsl->owner_, who, __ATOMIC_RELAXED);
+}
+
 static void check_hsl(const char *what, gasnet_hsl_t *hsl)
 {
     if (!hsl)
@@ -20,13 +36,13 @@ void gasnet_hsl_init(gasnet_hsl_t *hsl)
     if (rc != 0)
         tlm_gasnet_fatal("gasnet_hsl_init", "pthread_mutex_init: %s",
                          strerror(rc));
-    hsl->held_ = 0;
+    set_owner(hsl, NULL);
 }
 
 void gasnet_hsl_destroy(gasnet_hsl_t *hsl)
 {
     check_hsl("gasnet_hsl_destroy", hsl);
-    if (hsl->held_)
+    if (owner(hsl))
         tlm_gasnet_fatal("gasnet_hsl_destroy", "the lock is held");
     int rc = pthread_mutex_destroy(&hsl->lock_);
     if (rc != 0)
@@ -37,22 +53,21 @@ void gasnet_hsl_destroy(gasnet_hsl_t *hsl)
 void gasnet_hsl_lock(gasnet_hsl_t *hsl)
 {
     check_hsl("gasnet_hsl_lock", hsl);
-    /* GASNET_SEQ: the only thread that may hold it is this one. */
-    if (hsl->held_)
+    if (owner(hsl) == me())
         tlm_gasnet_fatal("gasnet_hsl_lock", "the lock is already held "
                          "(handler-safe locks are not recursive)");
     int rc = pthread_mutex_lock(&hsl->lock_);
     if (rc != 0)
         tlm_gasnet_fatal("gasnet_hsl_lock", "pthread_mutex_lock: %s",
                          strerror(rc));
-    hsl->held_ = 1;
-    tlm_gasnet.hsl_held++;
+    set_owner(hsl, me());
+    tlm_gasnet_hsl_held++;
 }
 
 int gasnet_hsl_trylock(gasnet_hsl_t *hsl)
 {
     check_hsl("gasnet_hsl_trylock", hsl);
-    if (hsl->held_)
+    if (owner(hsl) == me())
         return GASNET_ERR_NOT_READY;
     int rc = pthread_mutex_trylock(&hsl->lock_);
     if (rc == EBUSY)
@@ -60,22 +75,23 @@ int gasnet_hsl_trylock(gasnet_hsl_t *hsl)
     if (rc != 0)
         tlm_gasnet_fatal("gasnet_hsl_trylock", "pthread_mutex_trylock: %s",
                          strerror(rc));
-    hsl->held_ = 1;
-    tlm_gasnet.hsl_held++;
+    set_owner(hsl, me());
+    tlm_gasnet_hsl_held++;
     return GASNET_OK;
 }
 
 void gasnet_hsl_unlock(gasnet_hsl_t *hsl)
 {
     check_hsl("gasnet_hsl_unlock", hsl);
-    if (!hsl->held_)
-        tlm_gasnet_fatal("gasnet_hsl_unlock", "the lock is not held");
-    if (tlm_gasnet.frame &&
-        tlm_gasnet.hsl_held <= tlm_gasnet.frame->hsl_at_entry)
+    if (owner(hsl) != me())
+        tlm_gasnet_fatal("gasnet_hsl_unlock", "the lock is not held (by "
+                         "this thread)");
+    if (tlm_gasnet_frame &&
+        tlm_gasnet_hsl_held <= tlm_gasnet_frame->hsl_at_entry)
         tlm_gasnet_fatal("gasnet_hsl_unlock", "a handler released a lock it "
                          "did not take");
-    hsl->held_ = 0;
-    tlm_gasnet.hsl_held--;
+    set_owner(hsl, NULL);
+    tlm_gasnet_hsl_held--;
     int rc = pthread_mutex_unlock(&hsl->lock_);
     if (rc != 0)
         tlm_gasnet_fatal("gasnet_hsl_unlock", "pthread_mutex_unlock: %s",

@@ -29,6 +29,7 @@ enum {
     TLM_GASNET_AM_BARRIER = 3,    /* barrier notify */
     TLM_GASNET_AM_MEMSET = 4,     /* remote memset request */
     TLM_GASNET_AM_MEMSET_ACK = 5, /* its completion */
+    TLM_GASNET_AM_COLL = 6,       /* a collective's point-to-point data */
     TLM_GASNET_AM_FIRST_CLIENT = 128
 };
 
@@ -51,22 +52,28 @@ typedef struct tlm_gasnet {
     gasnet_nodeinfo_t *nodeinfo;
     /* client handlers by GASNet index */
     gasnetc_handler_fn_t handlers[256];
-    /* handler context */
-    tlm_gasnet_frame_t *frame;
-    int hsl_held;
+    /* thread model of gasnet_init: 0 SEQ, 1 PARSYNC, 2 PAR */
+    int threadmodel;
     /* waiting */
     unsigned spin_limit;
-    unsigned calls;  /* tlm_gasnet_check_exit calls: every 64th polls */
     /* exit */
-    volatile int exit_pending; /* another node called gasnet_exit(0) */
+    int exit_pending; /* another node called gasnet_exit(0) (atomic) */
     double exit_pending_since;
     int exit_code;
-    bool exiting;
+    bool exiting;            /* atomic (a handler may read it) */
     int exit_joined;         /* other nodes known to be exiting */
     unsigned char *exit_seen; /* by node */
 } tlm_gasnet_t;
 
 extern tlm_gasnet_t tlm_gasnet;
+
+/* Per-thread state (GASNET_PAR: every client thread has its own): the
+ * running handler's frame, the HSLs held, and the count of calls for
+ * tlm_gasnet_check_exit. */
+#define TLM_GASNET_TLS __thread __attribute__((tls_model("initial-exec")))
+extern TLM_GASNET_TLS tlm_gasnet_frame_t *tlm_gasnet_frame;
+extern TLM_GASNET_TLS int tlm_gasnet_hsl_held;
+extern TLM_GASNET_TLS unsigned tlm_gasnet_calls;
 
 /* Print "*** GASNet FATAL ERROR (node N): <what>: <message>" and end the
  * job with status 1 (the launcher ends the other nodes). */
@@ -84,7 +91,7 @@ int tlm_gasnet_from_telemem(int rc);
 void tlm_gasnet_context_fatal(const char *what) GASNETC_NORETURN;
 static inline void tlm_gasnet_check_context(const char *what)
 {
-    if (TLM_GASNET_UNLIKELY(tlm_gasnet.frame || tlm_gasnet.hsl_held))
+    if (TLM_GASNET_UNLIKELY(tlm_gasnet_frame || tlm_gasnet_hsl_held))
         tlm_gasnet_context_fatal(what);
 }
 
@@ -99,10 +106,13 @@ static inline void tlm_gasnet_check_exit(void)
      * within a node) does not, so a node looping on them never heard of
      * another node's gasnet_exit: every 64th call polls (not inside a
      * handler or under an HSL). */
-    if (TLM_GASNET_UNLIKELY((++tlm_gasnet.calls & 63u) == 0) &&
-        !tlm_gasnet.frame && !tlm_gasnet.hsl_held)
+    if (TLM_GASNET_UNLIKELY((++tlm_gasnet_calls & 63u) == 0) &&
+        !tlm_gasnet_frame && !tlm_gasnet_hsl_held)
         (void)telemem_poll();
-    if (TLM_GASNET_UNLIKELY(tlm_gasnet.exit_pending && !tlm_gasnet.exiting))
+    if (TLM_GASNET_UNLIKELY(__atomic_load_n(&tlm_gasnet.exit_pending,
+                                            __ATOMIC_RELAXED) &&
+                            !__atomic_load_n(&tlm_gasnet.exiting,
+                                             __ATOMIC_ACQUIRE)))
         tlm_gasnet_maybe_join_exit();
 }
 
@@ -120,6 +130,23 @@ static inline bool tlm_gasnet_in_segment(int node, const void *addr,
     return a >= b && n <= s->size && a - b <= s->size - n;
 }
 
+/* Shared by the extended, VIS and collective files
+ * (gasnet_extended.c): fatal unless the call may communicate with node;
+ * fatal unless [remote, +nbytes) is inside node's segment; fatal naming
+ * the Telemem error unless rc is TELEMEM_OK; a handle for a Telemem
+ * handle; the open access region of this thread, adding a handle to it;
+ * noting an implicit-handle operation for the next implicit sync. */
+void tlm_gasnet_check_rma_call(const char *what, gasnet_node_t node);
+void tlm_gasnet_check_remote(const char *what, gasnet_node_t node,
+                             const void *remote, size_t nbytes);
+void tlm_gasnet_check_tlm(const char *what, int rc, gasnet_node_t node,
+                          const void *remote, size_t nbytes);
+gasnet_handle_t tlm_gasnet_wrap(const char *what, int node,
+                                telemem_handle_t th);
+bool tlm_gasnet_in_region(void);
+void tlm_gasnet_region_add(const char *what, gasnet_handle_t h);
+void tlm_gasnet_nbi_started(void);
+
 /* Per-file set-up and tear-down (gasnet_init/attach, gasnet_exit). */
 int tlm_gasnet_am_init(void);
 int tlm_gasnet_am_attach(gasnet_handlerentry_t *table, int numentries);
@@ -127,6 +154,7 @@ int tlm_gasnet_barrier_init(void);
 void tlm_gasnet_barrier_fini(void);
 int tlm_gasnet_extended_init(void);
 void tlm_gasnet_extended_fini(void);
+int tlm_gasnet_coll_init(void);
 void tlm_gasnet_coll_fini(void);
 
 #endif

@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <string.h>
 #include <strings.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <unistd.h>
 #if defined(__GLIBC__)
@@ -207,7 +209,9 @@ static int parse_size(const char *str, uint64_t mult, int64_t *out)
         end++;
     uint64_t scale = 1;
     int suffix = 0;
-    if (*end) {
+    if ((*end == 'b' || *end == 'B') && !end[1] && mult) {
+        suffix = 1; /* "0 B": plain bytes, as gasnett_format_number writes */
+    } else if (*end) {
         const char *units = "KMGT";
         const char *u = strchr(units, toupper((unsigned char)*end));
         if (!u || !mult)
@@ -438,4 +442,137 @@ int gasnett_print_backtrace_ifenabled(int fd)
 void gasnett_backtrace_init(const char *exename)
 {
     (void)exename;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Zero-byte counting, limits, signals, aligned memory */
+
+size_t gasnett_count0s(const void *src, size_t len)
+{
+    const unsigned char *p = src;
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += p[i] == 0;
+    return n;
+}
+
+size_t gasnett_count0s_copy(void *dst, const void *src, size_t len)
+{
+    if (len)
+        memcpy(dst, src, len);
+    return gasnett_count0s(dst, len);
+}
+
+int gasnett_maximize_rlimits(void)
+{
+    static const int res[] = {RLIMIT_AS, RLIMIT_DATA, RLIMIT_STACK,
+                              RLIMIT_NOFILE, RLIMIT_NPROC, RLIMIT_RSS,
+                              RLIMIT_MEMLOCK, RLIMIT_CORE};
+    int changed = 0;
+    for (size_t i = 0; i < sizeof res / sizeof res[0]; i++) {
+        struct rlimit r;
+        if (getrlimit(res[i], &r) != 0 || r.rlim_cur == r.rlim_max)
+            continue;
+        r.rlim_cur = r.rlim_max;
+        if (setrlimit(res[i], &r) == 0)
+            changed = 1;
+    }
+    return changed;
+}
+
+gasnett_sighandlerfn_t gasnett_reghandler(int sigtocatch,
+                                          gasnett_sighandlerfn_t fp)
+{
+    gasnett_sighandlerfn_t old = signal(sigtocatch, fp);
+    if (old == SIG_ERR)
+        gasnett_fatalerror("gasnett_reghandler: cannot register a handler "
+                           "for signal %d", sigtocatch);
+    return old;
+}
+
+void *gasnett_malloc_aligned(size_t alignment, size_t size)
+{
+    void *p = NULL;
+    if (alignment < sizeof(void *))
+        alignment = sizeof(void *);
+    if (posix_memalign(&p, alignment, size ? size : 1) != 0)
+        gasnett_fatalerror("gasnett_malloc_aligned(%zu, %zu): out of memory",
+                           alignment, size);
+    return p;
+}
+
+void gasnett_free_aligned(void *ptr)
+{
+    free(ptr);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Self-test */
+
+void gasnett_diagnostic_gethandlers(gasnet_handlerentry_t **htable,
+                                    int *htable_cnt)
+{
+    if (htable)
+        *htable = NULL;
+    if (htable_cnt)
+        *htable_cnt = 0;
+}
+
+/* The word w of a diagnostics round: node, round and index, so a word
+ * that landed in the wrong place or round is told apart. */
+static uint64_t diag_word(unsigned node, int it, size_t w)
+{
+    return (uint64_t)node * (UINT64_C(1) << 48) ^
+           (uint64_t)(unsigned)it * (UINT64_C(1) << 24) ^ (uint64_t)w;
+}
+
+int gasnett_run_diagnostics(int iters, int threadcnt,
+                            const char *testsections,
+                            gasnet_seginfo_t const *seginfo)
+{
+    (void)threadcnt;
+    (void)testsections;
+    int errs = 0;
+    gasnet_node_t me = gasnet_mynode(), n = gasnet_nodes();
+    gasnet_node_t next = (me + 1) % n, prev = (me + n - 1) % n;
+    size_t len = 65536;
+    if (!seginfo || seginfo[next].size < len || seginfo[me].size < len)
+        len = seginfo ? (size_t)seginfo[me].size : 0;
+    for (gasnet_node_t i = 0; seginfo && i < n; i++)
+        if (seginfo[i].size < len)
+            len = (size_t)seginfo[i].size;
+    len &= ~(size_t)7;
+    uint64_t *buf = malloc(len ? len : 8);
+    if (!buf)
+        gasnett_fatalerror("gasnett_run_diagnostics: out of memory");
+    size_t nw = len / 8;
+    gasnett_atomic_t a = gasnett_atomic_init(0);
+    for (int it = 0; it < iters && len; it++) {
+        for (size_t w = 0; w < nw; w++)
+            buf[w] = diag_word(me, it, w);
+        gasnet_put(next, seginfo[next].addr, buf, len);
+        gasnet_barrier_notify(it, 0);
+        errs += gasnet_barrier_wait(it, 0) != GASNET_OK;
+        const uint64_t *mine = seginfo[me].addr;
+        for (size_t w = 0; w < nw; w++)
+            if (mine[w] != diag_word(prev, it, w)) {
+                errs++;
+                break;
+            }
+        gasnet_get(buf, next, seginfo[next].addr, len);
+        if (buf[nw - 1] != (((uint64_t)me << 48) ^ ((uint64_t)it << 24) ^
+                            (nw - 1)))
+            errs++;
+        gasnett_atomic_increment(&a, 0);
+        gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
+        errs += gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS) !=
+                GASNET_OK;
+    }
+    if (gasnett_atomic_read(&a, 0) != (gasnett_atomic_val_t)(len ? iters : 0))
+        errs++;
+    free(buf);
+    if (errs)
+        fprintf(stderr, "gasnett_run_diagnostics: %d errors on node %u\n",
+                errs, (unsigned)me);
+    return errs;
 }

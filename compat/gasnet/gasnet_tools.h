@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "gasnet_config.h"
+#include "gasnet_basic.h"
 
 #if defined(__GNUC__)
 #define GASNETT_API_ __attribute__((visibility("default")))
@@ -68,8 +68,6 @@ extern "C" {
 #define GASNETT_WARN_UNUSED_RESULT __attribute__((warn_unused_result))
 #define GASNETT_FORMAT_PRINTF(fn, fmtarg, firstvararg, declarator)          \
     __attribute__((format(printf, fmtarg, firstvararg))) declarator
-#define GASNETT_PREDICT_TRUE(x) __builtin_expect(!!(x), 1)
-#define GASNETT_PREDICT_FALSE(x) __builtin_expect(!!(x), 0)
 #else
 #define GASNETT_INLINE(fnname) static inline
 #define GASNETT_NEVER_INLINE(fnname, declarator) declarator
@@ -85,8 +83,6 @@ extern "C" {
 #define GASNETT_DEPRECATED
 #define GASNETT_WARN_UNUSED_RESULT
 #define GASNETT_FORMAT_PRINTF(fn, fmtarg, firstvararg, declarator) declarator
-#define GASNETT_PREDICT_TRUE(x) (x)
-#define GASNETT_PREDICT_FALSE(x) (x)
 #endif
 #define GASNETT_CURRENT_FUNCTION __func__
 #ifdef __cplusplus
@@ -492,6 +488,161 @@ static inline void gasnett_trace_printf_noop_(const char *fmt, ...)
 #define GASNETT_STATS_INIT(callbackfn) 0
 #define GASNETT_STATS_GETMASK() ""
 #define GASNETT_STATS_SETMASK(mask) ((void)0)
+
+
+/* ------------------------------------------------------------------------ */
+/** @name Platform facts, zero-byte counting, limits, signals */
+/**@{*/
+/** "cpu-vendor-os" of the build machine, as GASNet's configure names it. */
+#define GASNETT_SYSTEM_TUPLE GASNETI_SYSTEM_TUPLE
+/** log2(GASNETT_PAGESIZE). */
+#define GASNETT_PAGESHIFT GASNETI_PAGESHIFT
+/** Most threads per process that may use GASNet at once (GASNET_PAR). */
+#define GASNETT_MAX_THREADS GASNETI_MAX_THREADS
+
+/** Number of zero bytes in [src, src+len). */
+GASNETT_API_ size_t gasnett_count0s(const void *src, size_t len);
+/** memcpy(dst, src, len) and the number of zero bytes copied. */
+GASNETT_API_ size_t gasnett_count0s_copy(void *dst, const void *src,
+                                         size_t len);
+/** Zero bytes in one integer. */
+static inline int gasnett_count0s_uint64_t(uint64_t x)
+{
+    int n = 0;
+    for (int i = 0; i < 8; i++, x >>= 8)
+        n += (x & 0xFFu) == 0;
+    return n;
+}
+static inline int gasnett_count0s_uint32_t(uint32_t x)
+{
+    return gasnett_count0s_uint64_t(x) - 4;
+}
+#if UINTPTR_MAX > 0xFFFFFFFFu
+#define gasnett_count0s_uintptr_t(x) gasnett_count0s_uint64_t((uint64_t)(x))
+#else
+#define gasnett_count0s_uintptr_t(x) gasnett_count0s_uint32_t((uint32_t)(x))
+#endif
+
+/** Raise this process's soft resource limits (address space, data, stack,
+ *  open files, processes...) to their hard limits; 1 if any changed. */
+GASNETT_API_ int gasnett_maximize_rlimits(void);
+
+typedef void (*gasnett_sighandlerfn_t)(int);
+/** signal(sigtocatch, fp): install a handler, return the old one. */
+GASNETT_API_ gasnett_sighandlerfn_t
+gasnett_reghandler(int sigtocatch, gasnett_sighandlerfn_t fp);
+
+/** Not provided over Telemem (segments come from telemem_malloc_all()):
+ *  a fatal error naming the call, as GASNet builds without mmap do. */
+#define gasnett_mmap(sz)                                                    \
+    (gasnett_fatalerror("gasnett_mmap(%lu) not available",                  \
+                        (unsigned long)(sz)), (void *)0)
+
+/** Aligned allocation (posix_memalign); fatal when memory is out. */
+GASNETT_API_ void *gasnett_malloc_aligned(size_t alignment, size_t size);
+GASNETT_API_ void gasnett_free_aligned(void *ptr);
+
+#if defined(_INCLUDED_GASNET_H)
+/**
+ * libgasnet's self-test (collective, after gasnet_attach()): @p iters
+ * rounds of puts and gets of patterns into the next node's segment (the
+ * first 64 KiB of seginfo[next], which the test overwrites), memsets,
+ * atomics and barriers, each checked; @p threadcnt, @p testsections are
+ * accepted and not used.  Returns the number of errors found (also
+ * printed).
+ */
+GASNETT_API_ int gasnett_run_diagnostics(int iters, int threadcnt,
+                                         const char *testsections,
+                                         gasnet_seginfo_t const *seginfo);
+/* VIS descriptions as text (for error messages): each _bufsz gives the
+ * buffer size its formatter needs; the formatters write a NUL-terminated
+ * line and return the total bytes described (memvec/addr lists: a small
+ * summary). */
+typedef struct {
+    size_t minsz, maxsz, totalsz;
+    void *minaddr, *maxaddr;
+} gasnett_memveclist_stats_t;
+typedef gasnett_memveclist_stats_t gasnett_addrlist_stats_t;
+GASNETT_API_ size_t gasnett_format_memveclist_bufsz(size_t count);
+GASNETT_API_ gasnett_memveclist_stats_t
+gasnett_format_memveclist(char *buf, size_t count,
+                          gasnet_memvec_t const *list);
+GASNETT_API_ size_t gasnett_format_putvgetv_bufsz(size_t dstcount,
+                                                  size_t srccount);
+GASNETT_API_ size_t gasnett_format_putvgetv(char *buf, gasnet_node_t node,
+                                            size_t dstcount,
+                                            gasnet_memvec_t const dstlist[],
+                                            size_t srccount,
+                                            gasnet_memvec_t const srclist[]);
+GASNETT_API_ size_t gasnett_format_addrlist_bufsz(size_t count);
+GASNETT_API_ gasnett_addrlist_stats_t
+gasnett_format_addrlist(char *buf, size_t count, void *const *list,
+                        size_t len);
+GASNETT_API_ size_t gasnett_format_putigeti_bufsz(size_t dstcount,
+                                                  size_t srccount);
+GASNETT_API_ size_t gasnett_format_putigeti(char *buf, gasnet_node_t node,
+                                            size_t dstcount,
+                                            void *const dstlist[],
+                                            size_t dstlen, size_t srccount,
+                                            void *const srclist[],
+                                            size_t srclen);
+GASNETT_API_ size_t gasnett_format_strides_bufsz(size_t count);
+GASNETT_API_ void gasnett_format_strides(char *buf, size_t count,
+                                         const size_t *list);
+GASNETT_API_ size_t gasnett_format_putsgets_bufsz(size_t stridelevels);
+GASNETT_API_ size_t gasnett_format_putsgets(char *buf, void *pstats,
+                                            gasnet_node_t node,
+                                            void *dstaddr,
+                                            const size_t dststrides[],
+                                            void *srcaddr,
+                                            const size_t srcstrides[],
+                                            const size_t count[],
+                                            size_t stridelevels);
+/** The handlers gasnett_run_diagnostics() needs: none (*htable NULL,
+ *  *htable_cnt 0). */
+GASNETT_API_ void gasnett_diagnostic_gethandlers(gasnet_handlerentry_t **htable,
+                                                int *htable_cnt);
+#endif
+
+/* Small helpers GASNet's tools header also offers. */
+#if defined(_INCLUDED_GASNET_H)
+#define GASNETT_THREAD_MODEL GASNETC_THREADMODEL_STR
+#elif defined(GASNETT_THREAD_SINGLE)
+#define GASNETT_THREAD_MODEL "SINGLE"
+#else
+#define GASNETT_THREAD_MODEL "SAFE"
+#endif
+#define GASNETT_CONFIGURE_MISMATCH 0
+#define GASNETT_DEBUG_CONFIG nodebug
+#define GASNETT_PTR_CONFIG _CONCAT(SIZEOF_VOID_P, byte)
+#define GASNETT_PLATFORM_COMPILER_IDSTR PLATFORM_COMPILER_IDSTR
+#define GASNETT_PLATFORM_COMPILER_FAMILYID PLATFORM_COMPILER_FAMILYID
+#define GASNETT_PLATFORM_COMPILER_ID PLATFORM_COMPILER_ID
+#define GASNETT_PLATFORM_COMPILER_VERSION PLATFORM_COMPILER_VERSION
+#if defined(__GNUC__)
+#define GASNETT_UNUSED __attribute__((unused))
+#define GASNETT_ALWAYS_INLINE(fnname) __attribute__((always_inline))
+#define gasnett_constant_p(expr) __builtin_constant_p(expr)
+#else
+#define GASNETT_UNUSED
+#define GASNETT_ALWAYS_INLINE(fnname)
+#define gasnett_constant_p(expr) 0
+#endif
+#define GASNETT_PUREP(fnpointer)
+#define GASNETT_CONSTP(fnpointer)
+#define GASNETT_MALLOCP(fnpointer)
+#define gasnett_current_loc "unknown location"
+/** Flush and close stdout and stderr. */
+#define gasnett_close_streams() ((void)fflush(NULL))
+/** No debugger freeze here (GASNET_FREEZE is not read). */
+#define gasnett_freezeForDebuggerNow(val, name) ((void)(val), (void)(name))
+#define gasnett_freezeForDebuggerErr() ((void)0)
+
+#define GASNETT_FAST_ALIGNED_MEMCPY(dst, src, nbytes)                       \
+    ((void)memcpy((dst), (src), (nbytes)))
+#define GASNETT_FAST_UNALIGNED_MEMCPY(dst, src, nbytes)                     \
+    ((void)memcpy((dst), (src), (nbytes)))
+/**@}*/
 
 #ifdef __cplusplus
 }

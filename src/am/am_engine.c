@@ -390,7 +390,7 @@ void tlm_am_protect(int peer, uintptr_t addr, size_t len)
             lo = (uintptr_t)op->data + (op->cursor - op->data_off);
             span = rest;
         }
-        if (addr >= lo + span || lo >= addr + len)
+        if (!tlm_util_ranges_overlap(addr, len, lo, span))
             continue;
         /* Take the unsent rest now, before the request changes it. */
         void *copy = malloc(rest ? rest : 1);

@@ -30,7 +30,9 @@ enum tlm_am_type {
     TLM_AM_KEY_REP = 19,  /* aux = status, region base/len, key bytes */
     TLM_AM_KEY_INVAL = 20, /* the region at addr is being deregistered */
     TLM_AM_KEY_INVAL_ACK = 21, /* its key is dropped, writes complete */
-    TLM_AM_NTYPES = 22
+    TLM_AM_LEAVE = 22,    /* the sender left (finalize failed): it will send
+                           * nothing more; aux = its status */
+    TLM_AM_NTYPES = 23
 };
 
 /* flags */

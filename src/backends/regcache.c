@@ -9,6 +9,7 @@
 #include "telemem.h"
 #include "backends/regcache.h"
 #include "util/log.h"
+#include "util/util.h"
 
 int tlm_regcache_init(tlm_regcache_t *c, size_t cap, size_t align,
                       tlm_regcache_reg_fn_t reg, tlm_regcache_dereg_fn_t dereg,
@@ -61,7 +62,7 @@ static void drop(tlm_regcache_t *c, tlm_regcache_entry_t *e)
 int tlm_regcache_get(tlm_regcache_t *c, uintptr_t addr, size_t len,
                      tlm_regcache_entry_t **e_p)
 {
-    if (!c || !e_p || len == 0 || addr + len < addr)
+    if (!c || !e_p || len == 0 || tlm_util_range_wraps(addr, len))
         return TELEMEM_ERR_INVALID_ARG;
     uintptr_t end = addr + len;
     for (tlm_regcache_entry_t *e = c->head; e; e = e->next) {
@@ -145,7 +146,8 @@ size_t tlm_regcache_flush(tlm_regcache_t *c, uintptr_t addr, size_t len)
     tlm_regcache_entry_t *e = c->head;
     while (e) {
         tlm_regcache_entry_t *next = e->next;
-        bool hit = len == 0 || (e->lo < addr + len && addr < e->hi);
+        bool hit = len == 0 ||
+                   tlm_util_ranges_overlap(e->lo, e->hi - e->lo, addr, len);
         if (e->refs == 0 && hit) {
             drop(c, e);
             n++;

@@ -29,6 +29,7 @@ typedef struct tlm_core_peer {
     size_t direct_min;
     bool direct_busy;
     bool am_reads;
+    bool left;            /* it sent LEAVE: gone for every wait */
 } tlm_core_peer_t;
 
 /* unflushed, flush_sent, flush_acked, nbi_gets and am_reads are written
@@ -91,6 +92,8 @@ typedef struct tlm_region {
 typedef struct tlm_core {
     bool initialized;
     bool finalizing; /* in telemem_finalize's barrier */
+    bool peer_gone;  /* a wait found a rank dead or gone: finalize does not
+                      * wait for the others (the job cannot complete) */
     bool in_handler;
     bool locking;       /* threads: every entry point takes the big lock */
     int thread_level;   /* TELEMEM_THREAD_* */
@@ -223,6 +226,12 @@ static inline int tlm_core_send_stream(int rank, const void *hdr,
     }
     return tlm_core_send_stream_slow(rank, hdr, hdr_len, data, len);
 }
+/* A transfer refused by this rank (TLM_DIRECT_REFUSED) reported as the
+ * target's refusal would be: a blocking get returns status; a put or an
+ * _nbi operation returns OK and the next quiet / fence returns status; an
+ * _nb operation gets a handle whose wait returns it. */
+int tlm_core_refused(int rank, bool write, int mode, telemem_handle_t *h,
+                     int status);
 /* Wait (polling) until a posted op is handed over; cancels it on error
  * (a zc op the transport still reads is then left to free itself). */
 int tlm_core_wait_sent(int rank, tlm_am_sendop_t *op);
@@ -231,6 +240,13 @@ int tlm_core_flush(int rank);
 /* Wait until the AM requests already sent to rank are applied and its gets
  * answered, keeping refusals for the next quiet (direct-path ordering). */
 int tlm_core_flush_am(int rank);
+
+/* Has rank left the job (its finalize failed, it sent LEAVE)?  Then it
+ * answers nothing more: a wait on it ends with TELEMEM_ERR_PEER_DEAD. */
+static inline bool tlm_core_peer_left(int rank)
+{
+    return tlm_core.peers[rank].left;
+}
 
 /* Target side of refused put-like requests (h = the fragment header):
  * ACK with status after the last fragment when the request wants one,

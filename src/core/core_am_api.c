@@ -30,6 +30,10 @@ typedef struct reasm {
     uint32_t held_entries;
 } reasm_t;
 
+/* The token of the handler running now (handlers do not nest: they may
+ * not poll), or NULL: a token is valid only during its handler. */
+static struct telemem_am_token *cur_token;
+
 typedef struct tlm_core_am {
     struct {
         telemem_am_handler_t fn;
@@ -123,10 +127,13 @@ static void run_handler(int src, const tlm_am_frag_hdr_t *h, void *payload,
         return;
     }
     struct telemem_am_token tok = {src, request, false};
+    struct telemem_am_token *outer = cur_token;
     bool was = tlm_core.in_handler;
     tlm_core.in_handler = true;
+    cur_token = &tok;
     am->h[id].fn(&tok, bytes ? payload : NULL, bytes, args, nargs,
                  am->h[id].ctx);
+    cur_token = outer;
     tlm_core.in_handler = was;
 }
 
@@ -366,10 +373,13 @@ static int check_msg(const char *what, int id, const void *payload,
         return TELEMEM_ERR_INVALID_ARG;
     }
     if (nargs > TELEMEM_AM_MAX_ARGS || (nargs && !args) ||
-        (bytes && !payload)) {
+        (bytes && !payload) ||
+        tlm_util_range_wraps((uintptr_t)payload, bytes)) {
         tlm_error("%s: %s", what, nargs > TELEMEM_AM_MAX_ARGS
                   ? "more than 16 arguments"
-                  : (nargs && !args) ? "args is NULL" : "payload is NULL");
+                  : (nargs && !args) ? "args is NULL"
+                  : !payload ? "payload is NULL"
+                             : "the payload wraps around the address space");
         return TELEMEM_ERR_INVALID_ARG;
     }
     return TELEMEM_OK;
@@ -436,8 +446,11 @@ static int am_reply(const char *what, telemem_am_token_t token, int id,
 {
     if (!tlm_core.initialized)
         return TELEMEM_ERR_NOT_INITIALIZED;
-    if (!token || !token->is_request || token->replied) {
+    if (!token || token != cur_token || !token->is_request ||
+        token->replied) {
         tlm_error("%s: %s", what, !token ? "token is NULL"
+                  : token != cur_token ? "not the token of the handler "
+                                         "running now"
                   : !token->is_request ? "cannot reply to a reply"
                                        : "this request was already answered");
         return TELEMEM_ERR_INVALID_ARG;
@@ -464,8 +477,7 @@ static int am_reply(const char *what, telemem_am_token_t token, int id,
 static int check_long_dst(const char *what, const void *remote_dst,
                           size_t bytes)
 {
-    if (!remote_dst ||
-        (uintptr_t)remote_dst + bytes < (uintptr_t)remote_dst) {
+    if (!remote_dst || tlm_util_range_wraps((uintptr_t)remote_dst, bytes)) {
         tlm_error("%s: %s", what, !remote_dst
                   ? "remote_dst is NULL"
                   : "the destination range wraps around the address space");
@@ -520,8 +532,16 @@ int telemem_am_reply_long(telemem_am_token_t token, int id,
 int telemem_am_source(telemem_am_token_t token, int *rank_p)
 {
     TLM_API_GUARD();
-    if (!token || !rank_p)
+    if (!tlm_core.initialized)
+        return TELEMEM_ERR_NOT_INITIALIZED;
+    if (!token || !rank_p || token != cur_token) {
+        /* a token is only ever looked at while its handler runs: a stale
+         * or forged one is not read */
+        tlm_error("am_source: %s", !token ? "token is NULL"
+                  : !rank_p ? "rank_p is NULL"
+                  : "not the token of the handler running now");
         return TELEMEM_ERR_INVALID_ARG;
+    }
     *rank_p = token->src;
     return TELEMEM_OK;
 }

@@ -69,6 +69,8 @@ static int rmw(const char *what, int mode, int op, int rank, void *remote,
                       : !w ? "type is not TELEMEM_INT32, _INT64 or _UINT64"
                       : !remote ? "remote address is NULL"
                       : ((uintptr_t)remote % w) ? "remote address misaligned"
+                      : tlm_util_range_wraps((uintptr_t)remote, w)
+                          ? "remote address wraps around the address space"
                       : !value ? "value is NULL"
                       : (op == TLM_RMW_CSWAP && !compare) ? "compare is NULL"
                       : (mode == TLM_MODE_NB && !h) ? "handle pointer is NULL"

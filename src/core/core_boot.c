@@ -1,6 +1,8 @@
-/* core_boot.c - bootstrap client: the telemem-run key-value store over TCP
- * (docs/bootstrap.md), PMIx when started by mpirun/srun (core_boot_pmix.c),
- * or a local table in singleton mode; the choice is made here. */
+/* core_boot.c - bootstrap client: the telemem-run key-value store over a
+ * Unix socket or TCP, joined by proving the job's secret (docs/bootstrap.md),
+ * a launcher adapter when another launcher started the job
+ * (core_boot_adapter.h: PMIx, PMI-2, PMI-1; chosen by core_boot_select.c),
+ * or a local table in singleton mode. */
 #define TLM_LOG_SUBSYS "boot"
 
 #include <errno.h>
@@ -13,8 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,11 +27,8 @@
 #include "util/log.h"
 #include "util/util.h"
 
+#include "core/core_boot_select.h"
 #include "core/core_boot_wire.h"
-#include "tlm_build_config.h"
-#if TLM_HAVE_PMIX
-#include "core/core_boot_pmix.h"
-#endif
 
 #define CONNECT_WINDOW 10.0 /* seconds to connect and join, at least */
 #define ABORT_WAIT 5.0      /* seconds to wait for the launcher's ack */
@@ -43,17 +44,20 @@ struct tlm_boot {
     int size;
     double timeout;
     char jobid[WIRE_MAX_JOBID + 1];
+    char secret[WIRE_SECRET_HEX + 1];
     char addr[256];
     int fd;          /* -1: singleton */
     int broken;      /* stream lost or out of step: every call fails */
+    int lost;        /* the launcher closed or reset the connection */
+    int joining;     /* in join(): a lost connection is retried, not
+                      * reported */
     int fence_state; /* FENCE_* below */
     int fence_result;
     unsigned stale;  /* replies still due for GETs/ABORTs that timed out */
     unsigned char *in;
     size_t in_len;
-#if TLM_HAVE_PMIX
-    tlm_boot_pmix_t *pmix; /* non-NULL: every call goes to PMIx */
-#endif
+    const tlm_boot_adapter_ops_t *ad_ops;
+    void *ad; /* non-NULL: every call goes to this launcher adapter */
     /* singleton store */
     boot_kv_t *kv;
     size_t nkv;
@@ -139,9 +143,14 @@ static int send_frame(tlm_boot_t *b, int op, const void *body1, size_t len1,
                 }
                 continue;
             }
-            tlm_error("kvs %s: send to launcher at %s: %s", what, b->addr,
-                      n < 0 ? strerror(errno) : "connection closed");
-            b->broken = 1;
+            if (b->joining)
+                tlm_debug("kvs %s: send to launcher at %s: %s", what,
+                          b->addr, n < 0 ? strerror(errno) : "closed");
+            else
+                tlm_error("kvs %s: send to launcher at %s: %s", what,
+                          b->addr, n < 0 ? strerror(errno)
+                                         : "connection closed");
+            b->broken = b->lost = 1;
             return TELEMEM_ERR_BOOTSTRAP;
         }
     }
@@ -181,9 +190,13 @@ static int recv_frame(tlm_boot_t *b, double deadline, const char *what,
                 return rc;
             continue;
         }
-        tlm_error("kvs %s: launcher at %s: %s", what, b->addr,
-                  n < 0 ? strerror(errno) : "connection closed");
-        b->broken = 1;
+        if (b->joining)
+            tlm_debug("kvs %s: launcher at %s: %s", what, b->addr,
+                      n < 0 ? strerror(errno) : "connection closed");
+        else
+            tlm_error("kvs %s: launcher at %s: %s", what, b->addr,
+                      n < 0 ? strerror(errno) : "connection closed");
+        b->broken = b->lost = 1;
         return TELEMEM_ERR_BOOTSTRAP;
     }
 }
@@ -294,6 +307,18 @@ static int check_jobid(const char *jobid)
     return 0;
 }
 
+/* TELEMEM_KVS_SECRET: 1 to 64 characters (telemem-run gives 64 hex
+ * digits).  Never printed: it is the job's key. */
+static int check_secret(const char *secret)
+{
+    if (secret[0] && strlen(secret) <= WIRE_SECRET_HEX)
+        return 0;
+    tlm_error("TELEMEM_KVS_SECRET is %s: a rank proves the job's secret to "
+              "join the store (start the job with telemem-run %s)",
+              secret[0] ? "too long" : "not set", TLM_VERSION);
+    return -1;
+}
+
 /* ---- connecting --------------------------------------------------------- */
 
 /* Split "host:port" or "[v6addr]:port". */
@@ -362,27 +387,54 @@ err:;
     return -1;
 }
 
-/* Connect to the launcher, retrying while it is not (yet) reachable. */
-static int connect_kvs(tlm_boot_t *b)
+/* The store's address as one getaddrinfo-like list: a Unix socket
+ * ("unix:PATH") or "host:port".  Returns 0, or -1 (logged). */
+static int resolve(const tlm_boot_t *b, struct addrinfo **res_p,
+                   struct sockaddr_un *un, struct addrinfo *un_ai)
 {
+    if (strncmp(b->addr, "unix:", 5) == 0) {
+        const char *path = b->addr + 5;
+        if (!path[0] || strlen(path) >= sizeof(un->sun_path)) {
+            tlm_error("kvs address '%s': bad socket path", b->addr);
+            return -1;
+        }
+        memset(un, 0, sizeof(*un));
+        un->sun_family = AF_UNIX;
+        memcpy(un->sun_path, path, strlen(path) + 1);
+        memset(un_ai, 0, sizeof(*un_ai));
+        un_ai->ai_family = AF_UNIX;
+        un_ai->ai_socktype = SOCK_STREAM;
+        un_ai->ai_addr = (struct sockaddr *)un;
+        un_ai->ai_addrlen = sizeof(*un);
+        *res_p = un_ai;
+        return 0;
+    }
     char host[256], port[32];
     if (split_addr(b->addr, host, sizeof(host), port, sizeof(port)) < 0) {
-        tlm_error("kvs address '%s' is not host:port", b->addr);
-        return TELEMEM_ERR_BOOTSTRAP;
+        tlm_error("kvs address '%s' is not host:port or unix:PATH", b->addr);
+        return -1;
     }
-    struct addrinfo hints, *res = NULL;
+    struct addrinfo hints;
     memset(&hints, 0, sizeof(hints));
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = AI_NUMERICSERV;
-    int gai = getaddrinfo(host, port, &hints, &res);
+    int gai = getaddrinfo(host, port, &hints, res_p);
     if (gai != 0) {
         tlm_error("kvs address %s: %s", b->addr, gai_strerror(gai));
-        return TELEMEM_ERR_BOOTSTRAP;
+        return -1;
     }
-    /* a short TELEMEM_TIMEOUT must not fail the start of a big job */
-    double window = TLM_MAX(CONNECT_WINDOW, b->timeout);
-    double deadline = tlm_util_now() + window;
+    return 0;
+}
+
+/* Connect to the launcher, retrying while it is not (yet) reachable, until
+ * deadline. */
+static int connect_kvs(tlm_boot_t *b, double deadline)
+{
+    struct addrinfo *res = NULL, un_ai;
+    struct sockaddr_un un;
+    if (resolve(b, &res, &un, &un_ai) != 0)
+        return TELEMEM_ERR_BOOTSTRAP;
     double pause = 0.01;
     int fd = -1, err = 0;
     for (;;) {
@@ -391,7 +443,10 @@ static int connect_kvs(tlm_boot_t *b)
             if (fd < 0)
                 err = errno;
         }
-        if (fd >= 0 || tlm_util_now() + pause >= deadline)
+        /* A Unix socket exists before any rank starts and goes once every
+         * rank has joined: no path means nobody more is let in. */
+        if (fd >= 0 || tlm_util_now() + pause >= deadline ||
+            (res == &un_ai && err == ENOENT))
             break;
         /* refused or reset: the launcher may be busy starting ranks */
         struct timespec ts = {0, (long)(pause * 1e9)};
@@ -399,48 +454,120 @@ static int connect_kvs(tlm_boot_t *b)
             ;
         pause = TLM_MIN(pause * 2, 0.25);
     }
-    freeaddrinfo(res);
+    if (res != &un_ai)
+        freeaddrinfo(res);
     if (fd < 0) {
-        tlm_error("kvs connect %s: %s", b->addr, strerror(err));
+        tlm_error("kvs connect %s: %s%s", b->addr, strerror(err),
+                  res == &un_ai && err == ENOENT
+                      ? " (every rank has joined, or the launcher ended)" : "");
         return TELEMEM_ERR_BOOTSTRAP;
     }
     int one = 1;
-    if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
+    if (res != &un_ai &&
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) < 0)
         tlm_debug("kvs setsockopt(TCP_NODELAY): %s", strerror(errno));
     b->fd = fd;
     return TELEMEM_OK;
 }
 
-static int hello(tlm_boot_t *b)
+/* The launcher closed the connection before it answered HELLO (it drops
+ * connections that wait to join when too many do): try again. */
+#define HELLO_RETRY 1
+
+/* Join: the launcher's challenge (a nonce), our proof of the job's secret
+ * over both nonces and our rank, the launcher's proof back.  The secret
+ * itself never travels. */
+static int hello(tlm_boot_t *b, double deadline)
 {
-    unsigned char body[12 + WIRE_MAX_JOBID];
-    size_t jlen = strlen(b->jobid);
+    int st;
+    size_t blen;
+    char text[WIRE_MAX_TEXT + 1];
+    int rc = recv_frame(b, deadline, "hello", &blen);
+    if (rc != TELEMEM_OK)
+        return b->lost ? HELLO_RETRY : rc;
+    int op = b->in[4];
+    st = b->in[5];
+    if (op != OP_CHALLENGE || st != ST_OK || blen != WIRE_CHALLENGE_BODY ||
+        get_u32(b->in + WIRE_HDR) != WIRE_VERSION) {
+        frame_text(b, blen, text, sizeof(text));
+        if (op == OP_HELLO && st == ST_REFUSED)
+            tlm_error("kvs hello: launcher at %s refused rank %d: %s",
+                      b->addr, b->rank, text);
+        else
+            tlm_error("kvs hello: launcher at %s speaks another protocol "
+                      "(op %d, %zu bytes; this library speaks version %d)",
+                      b->addr, op, blen, WIRE_VERSION);
+        return TELEMEM_ERR_BOOTSTRAP;
+    }
+    unsigned char snonce[WIRE_NONCE], body[WIRE_HELLO_BODY];
+    memcpy(snonce, b->in + WIRE_HDR + 4, WIRE_NONCE);
+    consume_frame(b, blen);
+    unsigned char *cnonce = body + 12, *mac = body + 12 + WIRE_NONCE;
+    if (getrandom(cnonce, WIRE_NONCE, 0) != (ssize_t)WIRE_NONCE) {
+        tlm_error("kvs hello: getrandom: %s", strerror(errno));
+        return TELEMEM_ERR_BOOTSTRAP;
+    }
     put_u32(body, WIRE_VERSION);
     put_u32(body + 4, (uint32_t)b->rank);
     put_u32(body + 8, (uint32_t)b->size);
-    memcpy(body + 12, b->jobid, jlen);
-    double deadline = 0;
-    if (b->timeout > 0) /* as lenient as connect: the launcher may be busy */
-        deadline = tlm_util_now() + TLM_MAX(CONNECT_WINDOW, b->timeout);
-    int rc = send_frame(b, OP_HELLO, body, 12 + jlen, NULL, 0, deadline,
-                        "hello");
+    wire_proof(b->secret, 1, snonce, cnonce, b->rank, b->size, mac);
+    rc = send_frame(b, OP_HELLO, body, sizeof(body), NULL, 0, deadline,
+                    "hello");
+    if (rc == TELEMEM_OK)
+        rc = recv_reply(b, OP_HELLO, deadline, "hello", &st, &blen);
     if (rc != TELEMEM_OK)
-        return rc == TELEMEM_ERR_TIMED_OUT ? TELEMEM_ERR_BOOTSTRAP : rc;
-    int st;
-    size_t blen;
-    rc = recv_reply(b, OP_HELLO, deadline, "hello", &st, &blen);
-    if (rc != TELEMEM_OK)
-        return rc == TELEMEM_ERR_TIMED_OUT ? TELEMEM_ERR_BOOTSTRAP : rc;
+        return b->lost ? HELLO_RETRY : rc;
+    frame_text(b, blen, text, sizeof(text));
+    unsigned char want[WIRE_MAC];
+    wire_proof(b->secret, 0, snonce, cnonce, b->rank, b->size, want);
+    bool proven = st == ST_OK && blen == WIRE_MAC &&
+                  tlm_util_equal_ct(b->in + WIRE_HDR, want, WIRE_MAC);
+    consume_frame(b, blen);
     if (st != ST_OK) {
-        char text[WIRE_MAX_TEXT + 1];
-        frame_text(b, blen, text, sizeof(text));
         tlm_error("kvs hello: launcher at %s refused rank %d of %d: %s",
                   b->addr, b->rank, b->size, text);
-        consume_frame(b, blen);
         return TELEMEM_ERR_BOOTSTRAP;
     }
-    consume_frame(b, blen);
+    if (!proven) {
+        tlm_error("kvs hello: the store at %s does not know this job's "
+                  "secret (TELEMEM_KVS_SECRET): not our launcher", b->addr);
+        return TELEMEM_ERR_BOOTSTRAP;
+    }
     return TELEMEM_OK;
+}
+
+/* Connect and join; a connection the launcher dropped before its challenge
+ * (too many waiting) is tried again.  Connecting and joining may take
+ * CONNECT_WINDOW or the timeout, whichever is longer: a short
+ * TELEMEM_TIMEOUT must not fail the start of a big job. */
+static int join(tlm_boot_t *b)
+{
+    double deadline = tlm_util_now() + TLM_MAX(CONNECT_WINDOW, b->timeout);
+    for (;;) {
+        b->joining = 1;
+        int rc = connect_kvs(b, deadline);
+        if (rc == TELEMEM_OK)
+            rc = hello(b, b->timeout > 0 ? deadline : 0);
+        b->joining = 0;
+        if (rc == TELEMEM_OK)
+            return TELEMEM_OK;
+        if (b->fd >= 0) {
+            close(b->fd);
+            b->fd = -1;
+        }
+        b->broken = b->lost = 0;
+        b->in_len = 0;
+        if (rc == HELLO_RETRY && tlm_util_now() < deadline) {
+            tlm_debug("kvs hello: the launcher closed the connection before "
+                      "it answered; connecting again");
+            continue;
+        }
+        if (rc == HELLO_RETRY)
+            tlm_error("kvs hello: the launcher at %s closed every connection "
+                      "before it answered", b->addr);
+        return rc == HELLO_RETRY || rc == TELEMEM_ERR_TIMED_OUT
+                   ? TELEMEM_ERR_BOOTSTRAP : rc;
+    }
 }
 
 /* ---- public (internal) API ---------------------------------------------- */
@@ -458,12 +585,11 @@ static int key_rank(const char *key)
 
 static void boot_free(tlm_boot_t *b)
 {
-#if TLM_HAVE_PMIX
-    if (b->pmix)
-        tlm_boot_pmix_close(b->pmix);
-#endif
+    if (b->ad)
+        b->ad_ops->close(b->ad);
     if (b->fd >= 0)
         close(b->fd);
+    memset(b->secret, 0, sizeof(b->secret));
     for (size_t i = 0; i < b->nkv; i++) {
         free(b->kv[i].key);
         free(b->kv[i].val);
@@ -471,6 +597,34 @@ static void boot_free(tlm_boot_t *b)
     free(b->kv);
     free(b->in);
     free(b);
+}
+
+/* Join through a launcher adapter; its calls replace the store's. */
+static int open_adapter(const tlm_boot_params_t *p,
+                        const tlm_boot_adapter_ops_t *ops,
+                        tlm_boot_t **boot_p)
+{
+    tlm_boot_t *b = calloc(1, sizeof(*b));
+    if (b == NULL) {
+        tlm_error("boot open: out of memory");
+        return TELEMEM_ERR_NO_MEMORY;
+    }
+    b->fd = -1;
+    tlm_boot_join_t join = {.rank = -1};
+    int rc = ops->open(p->env, p->timeout, &b->ad, &join);
+    if (rc != TELEMEM_OK) {
+        b->ad = NULL;
+        boot_free(b);
+        return rc;
+    }
+    b->ad_ops = ops;
+    b->rank = join.rank;
+    b->size = join.size;
+    snprintf(b->jobid, sizeof(b->jobid), "%s", join.jobid);
+    tlm_info("rank %d of %d joined job %s through %s", b->rank, b->size,
+             b->jobid, ops->name);
+    *boot_p = b;
+    return TELEMEM_OK;
 }
 
 int tlm_core_boot_open(const tlm_boot_params_t *p, tlm_boot_t **boot_p)
@@ -482,36 +636,12 @@ int tlm_core_boot_open(const tlm_boot_params_t *p, tlm_boot_t **boot_p)
     const char *addr = p->kvs_addr ? p->kvs_addr : "";
     const char *jobid = p->jobid ? p->jobid : "";
     const char *mode = p->mode && p->mode[0] ? p->mode : "auto";
-    bool want_pmix = strcmp(mode, "pmix") == 0 ||
-                     (strcmp(mode, "auto") == 0 && !addr[0] && p->pmix_env);
-    if (strcmp(mode, "auto") && strcmp(mode, "pmix") &&
-        strcmp(mode, "telemem") && strcmp(mode, "singleton")) {
-        tlm_error("TELEMEM_BOOTSTRAP=\"%s\" is invalid: expected auto, "
-                  "telemem, pmix or singleton", mode);
-        return TELEMEM_ERR_CONFIG;
-    }
-    if (want_pmix) {
-#if TLM_HAVE_PMIX
-        tlm_boot_t *b = calloc(1, sizeof(*b));
-        if (b == NULL)
-            return TELEMEM_ERR_NO_MEMORY;
-        b->fd = -1;
-        int rc = tlm_boot_pmix_open(&b->pmix, &b->rank, &b->size, b->jobid,
-                                    sizeof(b->jobid));
-        if (rc != TELEMEM_OK) {
-            b->pmix = NULL;
-            boot_free(b);
-            return rc;
-        }
-        *boot_p = b;
-        return TELEMEM_OK;
-#else
-        tlm_error("started by a PMIx launcher (or TELEMEM_BOOTSTRAP=pmix), "
-                  "but this Telemem was built without PMIx (libpmix-dev): "
-                  "start the job with telemem-run");
-        return TELEMEM_ERR_BOOTSTRAP;
-#endif
-    }
+    const tlm_boot_adapter_ops_t *ops;
+    int rc = tlm_core_boot_select(mode, addr, p->env, &ops);
+    if (rc != TELEMEM_OK)
+        return rc;
+    if (ops)
+        return open_adapter(p, ops, boot_p);
     if (strcmp(mode, "singleton") == 0)
         addr = "";
     if (strcmp(mode, "telemem") == 0 && !addr[0]) {
@@ -541,6 +671,9 @@ int tlm_core_boot_open(const tlm_boot_params_t *p, tlm_boot_t **boot_p)
                   "[A-Za-z0-9]", jobid, WIRE_MAX_JOBID);
         return TELEMEM_ERR_BOOTSTRAP;
     }
+    const char *secret = p->secret ? p->secret : "";
+    if (!singleton && check_secret(secret) < 0)
+        return TELEMEM_ERR_BOOTSTRAP;
 
     tlm_boot_t *b = calloc(1, sizeof(*b));
     if (b == NULL) {
@@ -564,6 +697,7 @@ int tlm_core_boot_open(const tlm_boot_params_t *p, tlm_boot_t **boot_p)
     b->size = p->size;
     snprintf(b->jobid, sizeof(b->jobid), "%s", jobid);
     snprintf(b->addr, sizeof(b->addr), "%s", addr);
+    snprintf(b->secret, sizeof(b->secret), "%s", secret);
     b->in = malloc(WIRE_HDR + WIRE_MAX_BODY);
     if (b->in == NULL) {
         tlm_error("boot open: out of memory for a %d-byte buffer",
@@ -571,9 +705,7 @@ int tlm_core_boot_open(const tlm_boot_params_t *p, tlm_boot_t **boot_p)
         boot_free(b);
         return TELEMEM_ERR_NO_MEMORY;
     }
-    int rc = connect_kvs(b);
-    if (rc == TELEMEM_OK)
-        rc = hello(b);
+    rc = join(b);
     if (rc != TELEMEM_OK) {
         boot_free(b);
         return rc;
@@ -597,6 +729,11 @@ int tlm_core_boot_size(const tlm_boot_t *b)
 const char *tlm_core_boot_jobid(const tlm_boot_t *b)
 {
     return b ? b->jobid : "";
+}
+
+bool tlm_core_boot_launched(const tlm_boot_t *b)
+{
+    return b && (b->ad_ops != NULL || b->fd >= 0);
 }
 
 static boot_kv_t *local_find(tlm_boot_t *b, const char *key)
@@ -660,10 +797,8 @@ int tlm_core_boot_put(tlm_boot_t *b, const char *key, const void *val,
                   val ? "too large a" : "NULL", len, WIRE_MAX_VAL);
         return TELEMEM_ERR_INVALID_ARG;
     }
-#if TLM_HAVE_PMIX
-    if (b->pmix)
-        return tlm_boot_pmix_put(b->pmix, key, val, len);
-#endif
+    if (b->ad)
+        return b->ad_ops->put(b->ad, key, val, len);
     if (b->fd < 0)
         return local_put(b, key, val, len);
     if ((rc = check_usable(b, "put")) != TELEMEM_OK)
@@ -699,10 +834,8 @@ int tlm_core_boot_fence(tlm_boot_t *b)
         tlm_error("kvs fence: NULL handle");
         return TELEMEM_ERR_INVALID_ARG;
     }
-#if TLM_HAVE_PMIX
-    if (b->pmix)
-        return tlm_boot_pmix_fence(b->pmix);
-#endif
+    if (b->ad)
+        return b->ad_ops->fence(b->ad);
     if (b->fd < 0)
         return TELEMEM_OK;
     if (b->fence_state == FENCE_DONE) {
@@ -743,16 +876,14 @@ int tlm_core_boot_get(tlm_boot_t *b, const char *key, void *buf, size_t cap,
     int rc = check_key(key, "get");
     if (rc != TELEMEM_OK)
         return rc;
-#if TLM_HAVE_PMIX
-    if (b->pmix) {
+    if (b->ad) {
         int owner = key_rank(key);
         if (owner < 0 || owner >= b->size) {
             tlm_error("kvs get %s: the key names no rank", key);
             return TELEMEM_ERR_INVALID_ARG;
         }
-        return tlm_boot_pmix_get(b->pmix, owner, key, buf, cap, len_p);
+        return b->ad_ops->get(b->ad, owner, key, buf, cap, len_p);
     }
-#endif
     const void *val;
     size_t len;
     if (b->fd < 0) {
@@ -822,12 +953,10 @@ void tlm_core_boot_abort(tlm_boot_t *b, int exit_status, const char *why)
 {
     if (why == NULL)
         why = "";
-#if TLM_HAVE_PMIX
-    if (b && b->pmix) {
-        tlm_boot_pmix_abort(b->pmix, exit_status, why);
+    if (b && b->ad) {
+        b->ad_ops->abort_job(b->ad, exit_status, why);
         return;
     }
-#endif
     if (b == NULL || b->fd < 0 || b->broken) {
         tlm_error("abort with status %d: %s%s", exit_status, why,
                   b && b->fd >= 0 ? " (launcher unreachable)" : "");

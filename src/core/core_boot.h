@@ -1,29 +1,35 @@
 /* core_boot.h - bootstrap contract: rank, size and a key-value store
- * (put / fence / get) from the launcher (telemem-run, or PMIx under mpirun
- * and srun), or a singleton job without one. */
+ * (put / fence / get) from the launcher (telemem-run, or an adapter for
+ * another launcher's: PMIx, PMI-2, PMI-1), or a singleton job without one. */
 #ifndef TLM_CORE_BOOT_H
 #define TLM_CORE_BOOT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/core_boot_adapter.h"
+
 /* What the core read from the configuration (never from getenv here). */
 typedef struct tlm_boot_params {
     int rank;             /* TELEMEM_RANK, -1 when unset (singleton) */
     int size;             /* TELEMEM_NRANKS, -1 when unset */
-    const char *kvs_addr; /* TELEMEM_KVS "host:port", "" when unset */
+    const char *kvs_addr; /* TELEMEM_KVS "host:port" or "unix:PATH", ""
+                           * when unset */
     const char *jobid;    /* TELEMEM_JOBID, "" when unset */
+    const char *secret;   /* TELEMEM_KVS_SECRET: proven to join the store */
     double timeout;       /* seconds a KVS call may block; 0 = forever */
-    const char *mode;     /* TELEMEM_BOOTSTRAP: auto, telemem, pmix,
-                           * singleton */
-    bool pmix_env;        /* started by a PMIx launcher (PMIX_NAMESPACE) */
+    const char *mode;     /* TELEMEM_BOOTSTRAP: auto, telemem, pmix, pmi2,
+                           * pmi1, singleton */
+    tlm_boot_env_fn_t *env; /* the launcher's variables (PMIX_*, PMI_*,
+                             * SLURM_*, ...); NULL = none */
 } tlm_boot_params_t;
 
 typedef struct tlm_boot tlm_boot_t;
 
-/* Join the job.  Singleton (no kvs_addr): rank 0 of 1, local store.
- * Errors: TELEMEM_ERR_BOOTSTRAP (launcher unreachable, bad params),
- * TELEMEM_ERR_NO_MEMORY. */
+/* Join the job.  Singleton (no kvs_addr, no launcher): rank 0 of 1, local
+ * store.  Errors: TELEMEM_ERR_BOOTSTRAP (launcher unreachable, bad params,
+ * or a launcher that started several ranks this build cannot join),
+ * TELEMEM_ERR_CONFIG (unknown mode), TELEMEM_ERR_NO_MEMORY. */
 int tlm_core_boot_open(const tlm_boot_params_t *p, tlm_boot_t **boot_p);
 int tlm_core_boot_rank(const tlm_boot_t *b);
 int tlm_core_boot_size(const tlm_boot_t *b);
@@ -31,9 +37,14 @@ int tlm_core_boot_size(const tlm_boot_t *b);
  * A singleton makes one up from its pid. */
 const char *tlm_core_boot_jobid(const tlm_boot_t *b);
 
+/* Was the job joined through a launcher (telemem-run, PMIx), not as a
+ * singleton?  Such a process joins once. */
+bool tlm_core_boot_launched(const tlm_boot_t *b);
+
 /* Publish key -> value (binary, up to 64 KiB).  Visible to others after the
  * next fence.  Keys are NUL-terminated, < 256 bytes, and end in ".<rank>",
- * the rank that publishes them (PMIx stores values per rank). */
+ * the rank that publishes them (PMIx stores values per rank).  Put a key
+ * once: a PMI-1 or PMI-2 store may keep either value of a key put twice. */
 int tlm_core_boot_put(tlm_boot_t *b, const char *key, const void *val,
                       size_t len);
 /* Collective over all ranks: returns when every rank has called it.  Puts

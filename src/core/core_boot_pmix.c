@@ -1,7 +1,7 @@
-/* core_boot_pmix.c - bootstrap through PMIx, for programs started by Open
- * MPI's mpirun or Slurm's srun --mpi=pmix: rank, size and the key-value
- * store (PMIx_Put / Commit / Fence with data collection / Get).  Built only
- * when libpmix is found (see core_boot.c for the choice). */
+/* core_boot_pmix.c - the PMIx launcher adapter, for programs started by
+ * Open MPI's mpirun or Slurm's srun --mpi=pmix: rank, size and the
+ * key-value store (PMIx_Put / Commit / Fence with data collection / Get).
+ * Built only when libpmix is found (core_boot_select.c makes the choice). */
 #define TLM_LOG_SUBSYS "boot"
 #include <pmix.h>
 #include <stdio.h>
@@ -9,18 +9,18 @@
 #include <string.h>
 
 #include "telemem.h"
-#include "core/core_boot_pmix.h"
+#include "core/core_boot_adapter.h"
 #include "util/log.h"
 
-struct tlm_boot_pmix {
+typedef struct boot_pmix {
     pmix_proc_t me;
     int size;
-};
+} boot_pmix_t;
 
-int tlm_boot_pmix_open(tlm_boot_pmix_t **bp, int *rank, int *size,
-                       char *jobid, size_t jobid_cap)
+static int pmix_open(tlm_boot_env_fn_t *env, double timeout, void **a_p,
+                     tlm_boot_join_t *join)
 {
-    tlm_boot_pmix_t *b = calloc(1, sizeof(*b));
+    boot_pmix_t *b = calloc(1, sizeof(*b));
     if (!b)
         return TELEMEM_ERR_NO_MEMORY;
     pmix_status_t st = PMIx_Init(&b->me, NULL, 0);
@@ -49,17 +49,16 @@ int tlm_boot_pmix_open(tlm_boot_pmix_t **bp, int *rank, int *size,
     unsigned long long h = 1469598103934665603ull;
     for (const char *c = b->me.nspace; *c; c++)
         h = (h ^ (unsigned char)*c) * 1099511628211ull;
-    snprintf(jobid, jobid_cap, "p%llx", h);
-    *rank = (int)b->me.rank;
-    *size = b->size;
-    *bp = b;
-    tlm_debug("rank %d of %d joined PMIx namespace %s", *rank, *size,
-              b->me.nspace);
+    snprintf(join->jobid, sizeof(join->jobid), "p%llx", h);
+    join->rank = (int)b->me.rank;
+    join->size = b->size;
+    *a_p = b;
+    tlm_debug("rank %d of %d joined PMIx namespace %s", join->rank,
+              join->size, b->me.nspace);
     return TELEMEM_OK;
 }
 
-int tlm_boot_pmix_put(tlm_boot_pmix_t *b, const char *key, const void *val,
-                      size_t len)
+static int pmix_put(void *a, const char *key, const void *val, size_t len)
 {
     pmix_value_t v;
     PMIX_VALUE_CONSTRUCT(&v);
@@ -74,7 +73,7 @@ int tlm_boot_pmix_put(tlm_boot_pmix_t *b, const char *key, const void *val,
     return TELEMEM_OK;
 }
 
-int tlm_boot_pmix_fence(tlm_boot_pmix_t *b)
+static int pmix_fence(void *a)
 {
     pmix_status_t st = PMIx_Commit();
     if (st != PMIX_SUCCESS) {
@@ -95,15 +94,23 @@ int tlm_boot_pmix_fence(tlm_boot_pmix_t *b)
     return TELEMEM_OK;
 }
 
-int tlm_boot_pmix_get(tlm_boot_pmix_t *b, int rank, const char *key,
-                      void *buf, size_t cap, size_t *len_p)
+static int pmix_get(void *a, int rank, const char *key, void *buf,
+                    size_t cap, size_t *len_p)
 {
+    const boot_pmix_t *b = a;
     pmix_proc_t p;
     PMIX_PROC_CONSTRUCT(&p);
     memcpy(p.nspace, b->me.nspace, PMIX_MAX_NSLEN);
     p.rank = (pmix_rank_t)rank;
     pmix_value_t *val = NULL;
-    pmix_status_t st = PMIx_Get(&p, key, NULL, 0, &val);
+    /* Fences collect every rank's data: what is not here was not put (a
+     * PMIx server would otherwise wait for the key, then time out). */
+    pmix_info_t info;
+    bool optional = true;
+    PMIX_INFO_CONSTRUCT(&info);
+    PMIX_INFO_LOAD(&info, PMIX_OPTIONAL, &optional, PMIX_BOOL);
+    pmix_status_t st = PMIx_Get(&p, key, &info, 1, &val);
+    PMIX_INFO_DESTRUCT(&info);
     if (st == PMIX_ERR_NOT_FOUND || (st == PMIX_SUCCESS && !val))
         return TELEMEM_ERR_NOT_FOUND;
     if (st != PMIX_SUCCESS) {
@@ -125,13 +132,23 @@ int tlm_boot_pmix_get(tlm_boot_pmix_t *b, int rank, const char *key,
     return rc;
 }
 
-void tlm_boot_pmix_abort(tlm_boot_pmix_t *b, int status, const char *why)
+static void pmix_abort(void *a, int status, const char *why)
 {
     PMIx_Abort(status, why, NULL, 0);
 }
 
-void tlm_boot_pmix_close(tlm_boot_pmix_t *b)
+static void pmix_close(void *a)
 {
     PMIx_Finalize(NULL, 0);
-    free(b);
+    free(a);
 }
+
+const tlm_boot_adapter_ops_t tlm_boot_pmix_ops = {
+    .name = "pmix",
+    .open = pmix_open,
+    .put = pmix_put,
+    .fence = pmix_fence,
+    .get = pmix_get,
+    .abort_job = pmix_abort,
+    .close = pmix_close,
+};

@@ -173,6 +173,11 @@ static int coll_recv(int src, uint32_t seq, uint16_t round, void *dst,
                       src);
             return coll_err[src].status;
         }
+        if (tlm_core_peer_left(src)) { /* what it sent came before LEAVE */
+            tlm_error("collective %u: rank %d has left the job", seq, src);
+            tlm_core.peer_gone = true;
+            return TELEMEM_ERR_PEER_DEAD;
+        }
         int rc = tlm_core_wait_step(&w);
         if (rc != TELEMEM_OK)
             return rc;

@@ -12,9 +12,10 @@
 #define TLM_CFG_T_SECONDS double
 #define TLM_CFG_T_STRING const char *
 #define TLM_CFG_T_LOGLEVEL int
+#define TLM_CFG_T_SECRET const char *
 
 typedef struct tlm_config {
-#define TLM_CONFIG(name, type, def, doc) TLM_CFG_T_##type name;
+#define TLM_CONFIG(name, type, ...) TLM_CFG_T_##type name;
 #include "core/config_table.h"
 #undef TLM_CONFIG
 } tlm_config_t;
@@ -38,8 +39,10 @@ bool tlm_core_config_rxm_rx_size(const tlm_config_t *cfg, char *buf,
                                   size_t n);
 bool tlm_core_config_profile_path(const tlm_config_t *cfg, char *buf,
                                   size_t n);
-/* True when a PMIx launcher (mpirun, srun --mpi=pmix) started this process:
- * it sets PMIX_NAMESPACE (read here, the one reader of the environment). */
-bool tlm_core_config_pmix_launched(void);
+/* A launcher variable (PMIX_NAMESPACE, PMI_FD, SLURM_STEP_NUM_TASKS, ...:
+ * the list is in core_config.c) from the environment, NULL when unset or
+ * not in the list: the bootstrap's view of its launcher, read here, the one
+ * reader of the environment.  A tlm_boot_env_fn_t. */
+const char *tlm_core_config_launcher_env(const char *name);
 
 #endif

@@ -66,12 +66,15 @@ struct tlm_core_dblock {
     uint32_t key_len[NSLOTS];
     uint8_t key[NSLOTS][TLM_DIRECT_KEY_MAX];
     uintptr_t *rbase;           /* by rank: the peers' bases */
+    size_t *rsize;              /* by rank: their sizes (may differ) */
     size_t bytes;
 };
 
-/* The allgathered record of a block. */
+/* The allgathered record of a block: its base and size on that rank (the
+ * sizes of telemem_malloc_all may differ per rank), then the keys. */
 typedef struct drec {
     uint64_t addr;
+    uint64_t size;
     struct {
         uint32_t len, pad;
         uint8_t key[TLM_DIRECT_KEY_MAX];
@@ -310,15 +313,14 @@ int tlm_core_direct_init(void)
 
 static rkey_ent_t *cache_find(dpeer_t *p, uintptr_t lo, size_t len)
 {
-    uintptr_t hi = lo + len;
     if (p->last < p->nkeys) {
         rkey_ent_t *e = &p->keys[p->last];
-        if (lo >= e->base && hi <= e->end)
+        if (tlm_util_range_in(lo, len, e->base, e->end))
             return e;
     }
     for (size_t i = 0; i < p->nkeys; i++) {
         rkey_ent_t *e = &p->keys[i];
-        if (lo >= e->base && hi <= e->end) {
+        if (tlm_util_range_in(lo, len, e->base, e->end)) {
             p->last = i;
             return e;
         }
@@ -347,9 +349,12 @@ static int cache_add(dpeer_t *p, uintptr_t base, size_t len,
 static void cache_drop(int r, uintptr_t lo, uintptr_t hi, bool exact)
 {
     dpeer_t *p = &D.peers[r];
+    bool all = !exact && lo == 0 && hi == UINTPTR_MAX;
     for (size_t i = 0; i < p->nkeys;) {
         rkey_ent_t *e = &p->keys[i];
-        bool hit = exact ? e->base == lo : (e->base < hi && lo < e->end);
+        bool hit = all ? true : exact ? e->base == lo
+                         : tlm_util_ranges_overlap(e->base, e->end - e->base,
+                                                   lo, hi - lo);
         if (!hit) {
             i++;
             continue;
@@ -461,7 +466,8 @@ static void x_drop(dpeer_t *p, uintptr_t lo, uintptr_t hi)
     for (int i = 0; p->x && i < XSLOTS; i++) {
         xent_t *e = &p->x[i];
         uintptr_t b = atomic_load_explicit(&e->base, memory_order_relaxed);
-        if (b < hi && lo < atomic_load_explicit(&e->end, memory_order_relaxed)) {
+        uintptr_t en = atomic_load_explicit(&e->end, memory_order_relaxed);
+        if (tlm_util_ranges_overlap(b, en - b, lo, hi - lo)) {
             atomic_store_explicit(&e->base, 0, memory_order_relaxed);
             atomic_store_explicit(&e->end, 0, memory_order_relaxed);
             atomic_store_explicit(&e->rk, NULL, memory_order_relaxed);
@@ -482,8 +488,9 @@ int tlm_core_direct_atomic_express(int rank, int op, unsigned width,
     tlm_direct_rkey_t *rk = NULL;
     for (int i = 0; i < XSLOTS && !rk; i++) {
         xent_t *e = &p->x[i];
-        if (addr >= atomic_load_explicit(&e->base, memory_order_relaxed) &&
-            addr + width <= atomic_load_explicit(&e->end, memory_order_relaxed))
+        if (tlm_util_range_in(
+                addr, width, atomic_load_explicit(&e->base, memory_order_relaxed),
+                atomic_load_explicit(&e->end, memory_order_relaxed)))
             rk = atomic_load_explicit(&e->rk, memory_order_relaxed);
     }
     atomic_thread_fence(memory_order_acquire);
@@ -549,7 +556,7 @@ static void on_key_inval(int src, const void *msg, size_t len)
                d->ops->flush(d, src) == TELEMEM_ERR_AGAIN)
             if (d->ops->progress)
                 d->ops->progress(d);
-        cache_drop(src, q->addr, q->addr + q->len, true);
+        cache_drop(src, q->addr, q->addr, true); /* by base */
     }
     tlm_am_hdr_t a = {TLM_AM_KEY_INVAL_ACK, 0, 0, q->h.id};
     tlm_am_send_ctrl(src, &a, sizeof(a), NULL, 0);
@@ -699,6 +706,17 @@ static int run_chain(int rank, bool write, const tlm_direct_seg_t *segs,
     tlm_direct_t *d = p->d;
     int rc;
     rkey_ent_t *e = cache_find(p, lo, ext);
+    if (!e && (e = cache_find(p, lo, 1)) != NULL) {
+        /* It starts in a region of the peer this rank knows (regions never
+         * overlap) and runs past its end: the target would refuse it, and
+         * a driver must not be handed it.  Refused here. */
+        tlm_error("%s of %zu bytes at 0x%llx is out of range: it runs past "
+                  "the end of rank %d's region [0x%llx, 0x%llx)",
+                  write ? "put" : "get", ext,
+                  (unsigned long long)lo, rank, (unsigned long long)e->base,
+                  (unsigned long long)e->end);
+        return TLM_DIRECT_REFUSED;
+    }
     if (!e) {
         rc = fetch_key(rank, lo, ext);
         if (rc != TELEMEM_OK)
@@ -832,7 +850,10 @@ int tlm_core_direct_block_alloc(size_t bytes, void **mem,
         return TELEMEM_ERR_NO_MEMORY;
     db->bytes = bytes;
     db->rbase = calloc((size_t)tlm_core.nranks, sizeof(uintptr_t));
-    if (!db->rbase) {
+    db->rsize = calloc((size_t)tlm_core.nranks, sizeof(size_t));
+    if (!db->rbase || !db->rsize) {
+        free(db->rbase);
+        free(db->rsize);
         free(db);
         return TELEMEM_ERR_NO_MEMORY;
     }
@@ -854,6 +875,7 @@ int tlm_core_direct_block_alloc(size_t bytes, void **mem,
     }
     if (!m && posix_memalign(&m, 64, bytes ? bytes : 64) != 0) {
         free(db->rbase);
+        free(db->rsize);
         free(db);
         return TELEMEM_ERR_NO_MEMORY;
     }
@@ -878,16 +900,16 @@ int tlm_core_direct_block_alloc(size_t bytes, void **mem,
 size_t tlm_core_direct_record_size(void)
 {
     /* The same on every rank (TELEMEM_DIRECT is the job's setting), even
-     * one without a driver. */
-    return D.mode != MODE_NEVER ? sizeof(drec_t) : sizeof(uint64_t);
+     * one without a driver: base and size, then the keys. */
+    return D.mode != MODE_NEVER ? sizeof(drec_t) : 2 * sizeof(uint64_t);
 }
 
 void tlm_core_direct_record(const tlm_core_dblock_t *db, void *mem, void *rec)
 {
     size_t n = tlm_core_direct_record_size();
     memset(rec, 0, n);
-    uint64_t addr = (uint64_t)(uintptr_t)mem;
-    memcpy(rec, &addr, sizeof(addr));
+    uint64_t w[2] = {(uint64_t)(uintptr_t)mem, db ? (uint64_t)db->bytes : 0};
+    memcpy(rec, w, sizeof(w));
     if (n < sizeof(drec_t) || !db)
         return;
     drec_t *r = rec;
@@ -907,26 +929,35 @@ uint64_t tlm_core_direct_record_addr(const void *rec)
 void tlm_core_direct_block_import(tlm_core_dblock_t *db, const void *recs,
                                   size_t bytes)
 {
+    (void)bytes; /* each peer's own size is in its record */
     size_t rs = tlm_core_direct_record_size();
     x_write_begin();
     for (int r = 0; r < tlm_core.nranks; r++) {
         const uint8_t *rec = (const uint8_t *)recs + (size_t)r * rs;
-        db->rbase[r] = (uintptr_t)tlm_core_direct_record_addr(rec);
+        uint64_t w[2];
+        memcpy(w, rec, sizeof(w));
+        db->rbase[r] = (uintptr_t)w[0];
+        /* a record that would wrap is not taken: its block takes the AM
+         * path, whose target checks every request */
+        bool sane = w[1] <= SIZE_MAX && (uint64_t)(uintptr_t)w[0] == w[0] &&
+                    !tlm_util_range_wraps((uintptr_t)w[0], (size_t)w[1]);
+        db->rsize[r] = sane ? (size_t)w[1] : 0;
         dpeer_t *p = &D.peers[r];
-        if (r == tlm_core.rank || !p->d || rs < sizeof(drec_t) || !bytes)
+        size_t size = db->rsize[r];
+        if (r == tlm_core.rank || !p->d || rs < sizeof(drec_t) || !size)
             continue;
         const drec_t *dr = (const drec_t *)(const void *)rec;
         int s = slot_of(tlm_am.peers[r].tp);
         tlm_direct_rkey_t *rk = NULL;
         if (dr->k[s].len == 0 || dr->k[s].len > TLM_DIRECT_KEY_MAX ||
-            p->d->ops->import(p->d, r, db->rbase[r], bytes, dr->k[s].key,
+            p->d->ops->import(p->d, r, db->rbase[r], size, dr->k[s].key,
                               dr->k[s].len, &rk) != TELEMEM_OK)
             rk = NULL;
-        if (cache_add(p, db->rbase[r], bytes, rk) != TELEMEM_OK) {
+        if (cache_add(p, db->rbase[r], size, rk) != TELEMEM_OK) {
             if (rk)
                 p->d->ops->release(p->d, rk);
         } else if (rk) {
-            x_add(p, db->rbase[r], bytes, rk);
+            x_add(p, db->rbase[r], size, rk);
         }
     }
     x_write_end();
@@ -936,8 +967,8 @@ void tlm_core_direct_block_release(tlm_core_dblock_t *db)
 {
     x_write_begin();
     for (int r = 0; db && D.peers && r < tlm_core.nranks; r++) {
-        if (r != tlm_core.rank && D.peers[r].d && db->bytes) {
-            uintptr_t lo = db->rbase[r], hi = lo + db->bytes;
+        if (r != tlm_core.rank && D.peers[r].d && db->rsize[r]) {
+            uintptr_t lo = db->rbase[r], hi = lo + db->rsize[r];
             x_drop(&D.peers[r], lo, hi);
             cache_drop(r, lo, hi, false);
         }
@@ -961,6 +992,7 @@ void tlm_core_direct_block_free(tlm_core_dblock_t *db, void *mem)
     if (!db->alloc_d)
         free(mem);
     free(db->rbase);
+    free(db->rsize);
     free(db);
 }
 

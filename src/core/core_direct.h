@@ -12,8 +12,13 @@
 #include "backends/direct.h"
 #include "pack/pack.h"
 
-/* Internal answer of the direct front ends: not taken, use the AM path. */
+/* Internal answers of the direct front ends: not taken, use the AM path;
+ * or refused here, because the transfer starts in a region of the target
+ * this rank knows and runs past its end (the target would refuse it, and
+ * no driver may be handed it).  The caller reports a refusal as the AM
+ * path reports the target's (tlm_core_refused). */
 #define TLM_DIRECT_DECLINED 2
+#define TLM_DIRECT_REFUSED 3
 
 /* After the transports are open: drivers, thresholds, handlers. */
 int tlm_core_direct_init(void);

@@ -40,6 +40,19 @@ const char *telemem_config_string(void)
     return tlm_core.initialized ? tlm_core_config_string() : "";
 }
 
+/* ---- a rank that left (its finalize gave up) ---------------------------- */
+
+static void on_leave(int src, const void *msg, size_t len)
+{
+    const tlm_am_hdr_t *h = msg;
+    if (len != sizeof(*h))
+        return tlm_core_protocol_error(src, "leave", len);
+    /* info: the rank that gave up has logged why */
+    tlm_info("rank %d left the job: %s", src,
+             telemem_strerror((int16_t)h->aux));
+    tlm_core.peers[src].left = true;
+}
+
 /* ---- waiting (core_wait.c) ---------------------------------------------- */
 
 int telemem_poll(void)
@@ -175,8 +188,14 @@ static int open_transports(void)
     return rc;
 }
 
+/* This process has been a rank of a launched job: it does not join
+ * again (telemem.h, telemem_initialize). */
+static bool left_launched_job;
+
 static void teardown(void)
 {
+    if (tlm_core.boot && tlm_core_boot_launched(tlm_core.boot))
+        left_launched_job = true;
     tlm_core_am_fini();
     tlm_core_direct_fini();
     tlm_core_vector_fini();
@@ -222,6 +241,12 @@ static int initialize(int level, bool progress_thread)
 {
     if (tlm_core.initialized)
         return TELEMEM_ERR_ALREADY_INITIALIZED;
+    if (left_launched_job) {
+        tlm_error("initialize: this process has left its job (telemem_"
+                  "finalize); a process started by a launcher joins its job "
+                  "once");
+        return TELEMEM_ERR_STATE;
+    }
     memset(&tlm_core, 0, sizeof(tlm_core));
     int rc = tlm_core_config_init(&tlm_core.cfg);
     if (rc != TELEMEM_OK) {
@@ -250,9 +275,10 @@ static int initialize(int level, bool progress_thread)
         .size = (int)c->NRANKS,
         .kvs_addr = c->KVS,
         .jobid = c->JOBID,
+        .secret = c->KVS_SECRET,
         .timeout = c->TIMEOUT,
         .mode = c->BOOTSTRAP,
-        .pmix_env = tlm_core_config_pmix_launched(),
+        .env = tlm_core_config_launcher_env,
     };
     rc = tlm_core_boot_open(&bp, &tlm_core.boot);
     if (rc != TELEMEM_OK) {
@@ -278,6 +304,7 @@ static int initialize(int level, bool progress_thread)
     tlm_core_atomic_init();
     tlm_core_mutex_init();
     tlm_core_coll_init();
+    tlm_am_set_handler(TLM_AM_LEAVE, on_leave);
     rc = tlm_core_direct_init();
     if (rc == TELEMEM_OK) {
         tlm_core_config_append(tlm_core_direct_string());
@@ -311,6 +338,22 @@ err:
     return rc;
 }
 
+/* Finalize gives up on the job (a peer died or left): tell every peer we
+ * are gone, so that none waits for us -- in a collective it may have
+ * entered before it heard of the death, or in its own finalize -- and hand
+ * the notices to the transports (bounded: a dead peer takes none). */
+static void leave(int status)
+{
+    tlm_am_hdr_t h = {TLM_AM_LEAVE, 0, (uint16_t)(int16_t)status, 0};
+    for (int r = 0; r < tlm_core.nranks; r++)
+        if (r != tlm_core.rank && tlm_am_peer_alive(r) == TELEMEM_OK)
+            tlm_am_send_ctrl(r, &h, sizeof(h), NULL, 0); /* best effort */
+    double until = tlm_util_now() + 0.5;
+    while (tlm_am.pending && tlm_util_now() < until &&
+           tlm_am_progress() >= 0)
+        ;
+}
+
 int telemem_finalize(void)
 {
     TLM_API_GUARD();
@@ -318,18 +361,30 @@ int telemem_finalize(void)
     if (rc != TELEMEM_OK)
         return rc;
     rc = telemem_quiet();
-    tlm_core.finalizing = true;
-    int brc = telemem_barrier();
+    int brc;
+    if (tlm_core.peer_gone || tlm_core_check_alive(-1) != TELEMEM_OK) {
+        /* A rank died or left: the job cannot meet again, and a barrier
+         * after failed collectives may not even agree on which one it is
+         * (each rank counts the collectives it entered). */
+        brc = TELEMEM_ERR_PEER_DEAD;
+    } else {
+        tlm_core.finalizing = true;
+        brc = telemem_barrier();
+    }
     if (rc == TELEMEM_OK)
         rc = brc;
-    /* The barrier's last messages may still be queued here (a full ring):
-     * hand them to the transport before it closes, or a peer still in the
-     * barrier waits for them and then finds this process gone. */
-    tlm_wait_t w;
-    tlm_core_wait_init(&w, -1);
-    while (brc == TELEMEM_OK && tlm_am.pending &&
-           tlm_core_wait_step(&w) == TELEMEM_OK)
-        ;
+    if (brc != TELEMEM_OK) {
+        leave(brc);
+    } else {
+        /* The barrier's last messages may still be queued here (a full
+         * ring): hand them to the transport before it closes, or a peer
+         * still in the barrier waits for them and then finds this process
+         * gone. */
+        tlm_wait_t w;
+        tlm_core_wait_init(&w, -1);
+        while (tlm_am.pending && tlm_core_wait_step(&w) == TELEMEM_OK)
+            ;
+    }
     tlm_core_thread_stop();
     teardown(); /* locking off; this call's guard still unlocks */
     return rc;

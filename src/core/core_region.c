@@ -24,19 +24,20 @@ static long find_floor(uintptr_t addr)
 
 bool tlm_core_region_contains(uintptr_t addr, size_t len)
 {
-    if (addr + len < addr)
+    if (tlm_util_range_wraps(addr, len))
         return false;
     size_t last = tlm_core.last_region;
     if (last < tlm_core.nregions) {
         const tlm_region_t *r = &tlm_core.regions[last];
-        if (addr >= r->base && addr + len <= r->end)
+        if (tlm_util_range_in(addr, len, r->base, r->end))
             return true;
     }
     long i = find_floor(addr);
     if (i < 0)
         return false;
     const tlm_region_t *r = &tlm_core.regions[i];
-    if (addr + len > r->end || (len == 0 && addr >= r->end && r->end > r->base))
+    if (!tlm_util_range_in(addr, len, r->base, r->end) ||
+        (len == 0 && addr >= r->end && r->end > r->base))
         return false;
     tlm_core.last_region = (size_t)i;
     return true;
@@ -52,9 +53,10 @@ tlm_region_t *tlm_core_region_find(uintptr_t addr, size_t len)
 
 int tlm_core_region_add(void *addr, size_t len, bool from_malloc_all)
 {
-    uintptr_t base = (uintptr_t)addr, end = base + len;
-    if (end < base)
+    uintptr_t base = (uintptr_t)addr;
+    if (tlm_util_range_wraps(base, len))
         return TELEMEM_ERR_INVALID_ARG;
+    uintptr_t end = base + len;
     long i = find_floor(base);
     /* Overlap with the region below or the one above?  Empty regions (0-byte
      * blocks) occupy their single address. */

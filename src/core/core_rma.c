@@ -51,10 +51,10 @@ int tlm_core_check_rma_args(const char *what, int rank, const void *remote,
                   !remote ? "remote" : "local", bytes);
         return TELEMEM_ERR_INVALID_ARG;
     }
-    if ((uintptr_t)remote + bytes < (uintptr_t)remote ||
-        (uintptr_t)local + bytes < (uintptr_t)local) {
+    if (tlm_util_range_wraps((uintptr_t)remote, bytes) ||
+        tlm_util_range_wraps((uintptr_t)local, bytes)) {
         tlm_error("%s: %zu bytes from %p wrap around the address space", what,
-                  bytes, (uintptr_t)remote + bytes < (uintptr_t)remote
+                  bytes, tlm_util_range_wraps((uintptr_t)remote, bytes)
                              ? remote : local);
         return TELEMEM_ERR_INVALID_ARG;
     }
@@ -67,8 +67,8 @@ static inline int rma_check(const char *what, int rank, const void *remote,
     if (TLM_LIKELY(tlm_core.initialized && !tlm_core.in_handler &&
                    (unsigned)rank < (unsigned)tlm_core.nranks &&
                    remote && local &&
-                   (uintptr_t)remote + bytes >= (uintptr_t)remote &&
-                   (uintptr_t)local + bytes >= (uintptr_t)local))
+                   !tlm_util_range_wraps((uintptr_t)remote, bytes) &&
+                   !tlm_util_range_wraps((uintptr_t)local, bytes)))
         return TELEMEM_OK;
     return tlm_core_check_rma_args(what, rank, remote, local, bytes);
 }
@@ -95,11 +95,34 @@ static int self_copy(const char *what, void *dst, const void *src, size_t n,
  * at least the peer's threshold, else complete the driver's outstanding
  * operations before the AM path (issue order across the two paths).
  * TLM_DIRECT_DECLINED: the AM path carries it. */
+int tlm_core_refused(int rank, bool write, int mode, telemem_handle_t *h,
+                     int status)
+{
+    if (mode == TLM_MODE_NB) {
+        uint32_t idx;
+        if (tlm_core_op_alloc(&idx) != TELEMEM_OK)
+            return status;
+        tlm_op_t *op = tlm_core_op(idx);
+        op->kind = write ? TLM_OP_PUT : TLM_OP_GET;
+        op->rank = rank;
+        tlm_core_op_complete(idx, status);
+        return tlm_core_new_handle(idx, h);
+    }
+    if (mode == TLM_MODE_BLOCK && !write)
+        return status;
+    if (tlm_core.peers[rank].error == TELEMEM_OK)
+        tlm_core.peers[rank].error = status;
+    return TELEMEM_OK;
+}
+
 static int direct_or_settle(int rank, bool write, void *remote, void *local,
-                            size_t n, int mode)
+                            size_t n, int mode, telemem_handle_t *h)
 {
     if (n >= tlm_core.peers[rank].direct_min) {
         int rc = tlm_core_direct_rma(rank, write, remote, local, n, mode);
+        if (rc == TLM_DIRECT_REFUSED)
+            return tlm_core_refused(rank, write, mode, h,
+                                    TELEMEM_ERR_OUT_OF_RANGE);
         if (rc != TLM_DIRECT_DECLINED)
             return rc;
     }
@@ -167,7 +190,7 @@ int telemem_put(int rank, void *remote_dst, const void *local_src,
     tlm_core_peer_t *p = &tlm_core.peers[rank];
     if (TLM_UNLIKELY(bytes >= p->direct_min || p->direct_busy)) {
         rc = direct_or_settle(rank, true, remote_dst, (void *)local_src,
-                              bytes, TLM_MODE_BLOCK);
+                              bytes, TLM_MODE_BLOCK, NULL);
         if (rc != TLM_DIRECT_DECLINED)
             return rc;
     }
@@ -199,7 +222,7 @@ int telemem_put_nbi(int rank, void *remote_dst, const void *local_src,
     tlm_core_peer_t *p = &tlm_core.peers[rank];
     if (TLM_UNLIKELY(bytes >= p->direct_min || p->direct_busy)) {
         rc = direct_or_settle(rank, true, remote_dst, (void *)local_src,
-                              bytes, TLM_MODE_NBI);
+                              bytes, TLM_MODE_NBI, NULL);
         if (rc != TLM_DIRECT_DECLINED)
             return rc;
     }
@@ -258,10 +281,11 @@ int telemem_put_nb(int rank, void *remote_dst, const void *local_src,
     }
     tlm_core_peer_t *p = &tlm_core.peers[rank];
     if (TLM_UNLIKELY(bytes >= p->direct_min || p->direct_busy)) {
+        telemem_handle_t dh = TELEMEM_HANDLE_NULL; /* complete already */
         rc = direct_or_settle(rank, true, remote_dst, (void *)local_src,
-                              bytes, TLM_MODE_NB);
+                              bytes, TLM_MODE_NB, &dh);
         if (rc == TELEMEM_OK)
-            *h = TELEMEM_HANDLE_NULL; /* complete already */
+            *h = dh; /* a refusal's handle, or none */
         if (rc != TLM_DIRECT_DECLINED)
             return rc;
     }
@@ -384,7 +408,7 @@ int telemem_get(int rank, void *local_dst, const void *remote_src,
     tlm_core_peer_t *p = &tlm_core.peers[rank];
     if (TLM_UNLIKELY(bytes >= p->direct_min || p->direct_busy)) {
         rc = direct_or_settle(rank, false, (void *)remote_src, local_dst,
-                              bytes, TLM_MODE_BLOCK);
+                              bytes, TLM_MODE_BLOCK, NULL);
         if (rc != TLM_DIRECT_DECLINED)
             return rc;
     }
@@ -415,10 +439,11 @@ int telemem_get_nb(int rank, void *local_dst, const void *remote_src,
     }
     tlm_core_peer_t *p = &tlm_core.peers[rank];
     if (TLM_UNLIKELY(bytes >= p->direct_min || p->direct_busy)) {
+        telemem_handle_t dh = TELEMEM_HANDLE_NULL; /* complete already */
         rc = direct_or_settle(rank, false, (void *)remote_src, local_dst,
-                              bytes, TLM_MODE_NB);
+                              bytes, TLM_MODE_NB, &dh);
         if (rc == TELEMEM_OK)
-            *h = TELEMEM_HANDLE_NULL;
+            *h = dh; /* a refusal's handle, or none */
         if (rc != TLM_DIRECT_DECLINED)
             return rc;
     }
@@ -441,7 +466,7 @@ int telemem_get_nbi(int rank, void *local_dst, const void *remote_src,
     tlm_core_peer_t *p = &tlm_core.peers[rank];
     if (TLM_UNLIKELY(bytes >= p->direct_min || p->direct_busy)) {
         rc = direct_or_settle(rank, false, (void *)remote_src, local_dst,
-                              bytes, TLM_MODE_NBI);
+                              bytes, TLM_MODE_NBI, NULL);
         if (rc != TLM_DIRECT_DECLINED)
             return rc;
     }
@@ -685,7 +710,14 @@ static void on_put(int src, const void *msg, size_t len)
     if (TLM_LIKELY(tlm_core_region_contains((uintptr_t)h->addr, h->total))) {
         if (TLM_UNLIKELY(tlm_am.peers[src].live != 0))
             tlm_am_protect(src, (uintptr_t)(h->addr + h->offset), plen);
-        tlm_util_copy((void *)(uintptr_t)(h->addr + h->offset), h + 1, plen);
+        /* The last fragment's last word is stored once, last (a progress
+         * thread applies it while the program may poll and write there:
+         * telemem.h, "Polling the last word"). */
+        void *dst = (void *)(uintptr_t)(h->addr + h->offset);
+        if (last)
+            tlm_util_copy_last(dst, h + 1, plen);
+        else
+            tlm_util_copy(dst, h + 1, plen);
         if ((h->h.flags & TLM_AM_F_ACK) && last)
             tlm_core_send_ack(src, h->h.id, TELEMEM_OK);
         return;

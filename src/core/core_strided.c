@@ -43,8 +43,8 @@ static int strided_args(const char *what, int rank, const void *remote,
         return TELEMEM_OK;
     size_t le = tlm_pack_extent(d, TLM_PACK_LOCAL);
     size_t re = tlm_pack_extent(d, TLM_PACK_REMOTE);
-    if (!remote || !local || (uintptr_t)remote + re < (uintptr_t)remote ||
-        (uintptr_t)local + le < (uintptr_t)local) {
+    if (!remote || !local || tlm_util_range_wraps((uintptr_t)remote, re) ||
+        tlm_util_range_wraps((uintptr_t)local, le)) {
         tlm_error("%s: %s", what, !remote || !local
                   ? "NULL address with a non-empty patch"
                   : "the patch wraps around the address space");
@@ -126,6 +126,9 @@ static int put_strided(const char *what, int mode, int rank, int acc_type,
         /* Long enough rows: a block-stride chain on the direct path. */
         rc = tlm_core_direct_strided(rank, true, &src.d, remote,
                                      (void *)(uintptr_t)local, mode);
+        if (rc == TLM_DIRECT_REFUSED)
+            return tlm_core_refused(rank, true, mode, h,
+                                    TELEMEM_ERR_OUT_OF_RANGE);
         if (rc != TLM_DIRECT_DECLINED)
             return rc;
     }
@@ -217,6 +220,9 @@ static int get_strided(const char *what, int mode, int rank, void *local,
     if (d.total >= tlm_core.peers[rank].direct_min) {
         rc = tlm_core_direct_strided(rank, false, &d, (void *)remote, local,
                                      mode);
+        if (rc == TLM_DIRECT_REFUSED)
+            return tlm_core_refused(rank, false, mode, h,
+                                    TELEMEM_ERR_OUT_OF_RANGE);
         if (rc != TLM_DIRECT_DECLINED)
             return rc;
     }

@@ -270,8 +270,10 @@ static int check_list(const uint64_t *recs, size_t n, size_t data_total,
         sum += b;
         if (!b)
             continue;
-        if (!tlm_core_region_contains((uintptr_t)a, b))
-            rc = TELEMEM_ERR_OUT_OF_RANGE;
+        if (!tlm_core_region_contains((uintptr_t)a, b)) {
+            rc = TELEMEM_ERR_OUT_OF_RANGE; /* [a, a + b) may wrap */
+            continue;
+        }
         *lo = TLM_MIN(*lo, (uintptr_t)a);
         *hi = TLM_MAX(*hi, (uintptr_t)(a + b));
     }

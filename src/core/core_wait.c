@@ -373,12 +373,23 @@ void tlm_core_wait_init(tlm_wait_t *w, int peer)
     w->rank = peer;
 }
 
-static int check_alive(int peer)
+/* Is peer (every rank when < 0) alive and still in the job?  A rank that
+ * left (LEAVE: its finalize gave up) counts as dead: it answers nothing
+ * more.  Either is remembered for finalize. */
+int tlm_core_check_alive(int peer)
 {
     int lo = peer < 0 ? 0 : peer, hi = peer < 0 ? tlm_core.nranks : peer + 1;
     for (int r = lo; r < hi; r++) {
-        if (r != tlm_core.rank && tlm_am_peer_alive(r) != TELEMEM_OK) {
+        if (r == tlm_core.rank)
+            continue;
+        if (tlm_core_peer_left(r)) {
+            tlm_error("rank %d has left the job (its finalize gave up)", r);
+            tlm_core.peer_gone = true;
+            return TELEMEM_ERR_PEER_DEAD;
+        }
+        if (tlm_am_peer_alive(r) != TELEMEM_OK) {
             tlm_error("rank %d has died", r);
+            tlm_core.peer_gone = true;
             return TELEMEM_ERR_PEER_DEAD;
         }
     }
@@ -403,7 +414,7 @@ static int clock_checks(tlm_wait_t *w, int64_t ns)
     }
     if (now >= w->next_check) {
         w->next_check = now + tlm_core.cfg.LIVENESS_INTERVAL;
-        return check_alive(w->rank);
+        return tlm_core_check_alive(w->rank);
     }
     return TELEMEM_OK;
 }

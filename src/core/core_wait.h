@@ -41,6 +41,9 @@ int tlm_core_wait_step(tlm_wait_t *w);
  * also made true by direct-path writes, which wake a sleeper only where
  * the transport says so; elsewhere its sleeps are short. */
 int tlm_core_wait_user_step(tlm_wait_t *w);
+/* Is peer (every rank when < 0) alive and still in the job (not LEAVE)?
+ * TELEMEM_OK or TELEMEM_ERR_PEER_DEAD (logged; remembered for finalize). */
+int tlm_core_check_alive(int peer);
 
 /* Progress with the wake-up of other threads: after events, threads of
  * this process sleeping in a wait look at their conditions again. */

@@ -9,6 +9,7 @@
  * alignment case does not arise for our buffers: payloads start 32 bytes
  * into a buffer and buffers are 16 KiB + 128 bytes apart, so neither side of
  * a copy is a page-aligned message buffer (measured at offsets 0..4095). */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "util/util.h"
@@ -16,4 +17,14 @@
 void tlm_util_copy(void *dst, const void *src, size_t n)
 {
     memcpy(dst, src, n);
+}
+
+void tlm_util_copy_last(void *dst, const void *src, size_t n)
+{
+    size_t tail = tlm_util_tail_len(n);
+    if (n > tail)
+        memcpy(dst, src, n - tail);
+    atomic_thread_fence(memory_order_release);
+    tlm_util_store_once((char *)dst + n - tail, (const char *)src + n - tail,
+                        tail);
 }

@@ -55,9 +55,13 @@ int main(int argc, char **argv)
         armcix_mutex_hdl_t h = ARMCIX_Create_mutexes_hdl(1, &w);
         ARMCIX_Lock_hdl(h, 0, at_me);
         ARMCIX_Lock_hdl(h, 0, at_me);
-    } else if (strcmp(mode, "free-bad") == 0)
+    } else if (strcmp(mode, "free-bad") == 0) {
         ARMCI_Free(buf);
-    else if (strcmp(mode, "ok") != 0)
+    } else if (strcmp(mode, "reinit") == 0) {
+        AT_OK(ARMCI_Free(base[at_me]));
+        AT_OK(ARMCI_Finalize());
+        ARMCI_Init();
+    } else if (strcmp(mode, "ok") != 0)
         at_fail_at(__FILE__, __LINE__, "mode", "unknown mode \"%s\"", mode);
     ARMCI_Barrier();
     AT_OK(ARMCI_Free(base[at_me]));

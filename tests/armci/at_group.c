@@ -109,7 +109,11 @@ int main(int argc, char **argv)
         else
             od[no++] = i;
     }
+    /* Zeroed: ARMCI-MPI 0.3.1 leaves a non-member's group fields unset
+     * and ARMCI_Group_free then frees whatever they held. */
     ARMCI_Group gev, god;
+    memset(&gev, 0, sizeof gev);
+    memset(&god, 0, sizeof god);
     ARMCI_Group_create(ne, ev, &gev);
     ARMCI_Group_create(no, od, &god);
     if (at_me % 2 == 0) {
@@ -134,6 +138,7 @@ int main(int argc, char **argv)
                   d.rank, d.size);
         int first = 0; /* rank 0 of the evens: absolute rank 0 */
         ARMCI_Group g0;
+        memset(&g0, 0, sizeof g0); /* as gev and god above */
         ARMCI_Group_create(1, &first, &g0);
         int r = -1, sz = -1;
         ARMCI_Group_rank(&g0, &r);
@@ -156,6 +161,7 @@ int main(int argc, char **argv)
         int pl[2] = {0, ne - 1}, abs[2] = {ev[0], ev[ne - 1]};
         int cn = ne > 1 ? 2 : 1;
         ARMCI_Group child;
+        memset(&child, 0, sizeof child);
         ARMCI_Group_create_child(cn, pl, &child, &gev);
         if (at_me == abs[0] || at_me == abs[cn - 1])
             exercise(&child, abs, cn);

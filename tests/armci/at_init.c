@@ -1,6 +1,6 @@
 /* at_init.c - start-up and topology: ARMCI_Init_args / _Init_thread
- * (argv[1] = "thread"), ARMCI_Initialized, a second ARMCI_Init, ranks
- * from armci_msg_me / _nproc, the SMP-domain calls, ARMCI_Same_node,
+ * (argv[1] = "thread"), ARMCI_Initialized, a second (counted) ARMCI_Init,
+ * ranks from armci_msg_me / _nproc, the SMP-domain calls, ARMCI_Same_node,
  * ARMCI_Uses_shm, ARMCIX_Progress, and ARMCI_Finalize. */
 #include "at.h"
 
@@ -20,7 +20,7 @@ int main(int argc, char **argv)
         AT_OK(ARMCI_Init_args(&argc, &argv));
     }
     AT_ASSERT(ARMCI_Initialized(), "not initialized after ARMCI_Init");
-    AT_OK(ARMCI_Init()); /* a second call is harmless */
+    AT_OK(ARMCI_Init()); /* a second call is counted */
     at_me = armci_msg_me();
     at_n = armci_msg_nproc();
     AT_ASSERT(at_n >= 1 && at_me >= 0 && at_me < at_n, "rank %d of %d",
@@ -64,7 +64,10 @@ int main(int argc, char **argv)
     ARMCIX_Progress();
     ARMCI_Barrier();
     AT_OK(ARMCI_Finalize());
-    /* (ARMCI-MPI 0.3.1 still says initialized here; libarmci says 0.) */
+    /* Two inits: the first finalize only counts down (as ARMCI-MPI). */
+    AT_ASSERT(ARMCI_Initialized(), "the inner ARMCI_Finalize ended ARMCI");
+    AT_OK(ARMCI_Finalize());
+    AT_ASSERT(!ARMCI_Initialized(), "initialized after the last finalize");
     if (at_me == 0)
         at_log("PASS init (%d ranks)", at_n);
 #if AT_MPI

@@ -89,7 +89,10 @@ int main(int argc, char **argv)
     int *evens = malloc((size_t)at_n * sizeof(int)), ne = 0;
     for (int r = 0; r < at_n; r += 2)
         evens[ne++] = r;
+    /* Zeroed: ARMCI-MPI 0.3.1 leaves a non-member's group fields unset
+     * and ARMCI_Group_free then frees them (as in at_group.c). */
     ARMCI_Group g;
+    memset(&g, 0, sizeof g);
     ARMCI_Group_create(ne, evens, &g);
     /* (Not on a one-rank group: ARMCI-MPI 0.3.1 then fails in
      * MPI_Win_create.) */

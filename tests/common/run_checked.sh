@@ -13,6 +13,10 @@
 #                        is passed through when 0 is expected)
 #   --max-seconds=S      fail if the command ran longer than S seconds
 #                        (only for tests whose point is "ends within seconds")
+#   --log-per-rank       each rank logs to its own file (TELEMEM_LOG_FILE),
+#                        checked like stderr: for launchers such as mpirun
+#                        whose output forwarding can splice two ranks'
+#                        lines into one
 #
 # The test programs print "TT_PROC pid=P rank=R jobid=J" (tests/common/tt.h);
 # after the command ends, every such pid must be gone and no
@@ -23,6 +27,7 @@ expect_log=''
 require_logs=''
 expect_status=0
 max_seconds=''
+log_per_rank=0
 while [ $# -gt 0 ]; do
     case "$1" in
     --expect-log=*)
@@ -35,6 +40,7 @@ ${1#--require-log=}"
         shift ;;
     --expect-status=*) expect_status=${1#--expect-status=}; shift ;;
     --max-seconds=*) max_seconds=${1#--max-seconds=}; shift ;;
+    --log-per-rank) log_per_rank=1; shift ;;
     --) shift; break ;;
     --*) echo "run_checked: unknown option $1" >&2; exit 2 ;;
     *) break ;;
@@ -46,11 +52,24 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/run_checked.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
 echo "run_checked: $*" >&2
+if [ "$log_per_rank" = 1 ]; then
+    mkdir "$tmp/logs"
+    TELEMEM_LOG_FILE="$tmp/logs/rank%r.%p.log"
+    export TELEMEM_LOG_FILE
+fi
 start=$(date +%s)
 # stdout -> out (and our stdout), stderr -> err (and our stderr), streamed
 # live so a timed-out test still shows its output.
 { { "$@" 2>&1 1>&3 3>&-; echo $? >"$tmp/status"; } | tee "$tmp/err" 1>&2; } 3>&1 | tee "$tmp/out"
 end=$(date +%s)
+logs=''
+if [ "$log_per_rank" = 1 ]; then
+    for f in "$tmp"/logs/*.log; do
+        [ -e "$f" ] || continue
+        sed "s|^|$(basename "$f"): |" "$f" >&2
+        logs="$logs $f"
+    done
+fi
 status=$(cat "$tmp/status" 2>/dev/null || echo 255)
 elapsed=$((end - start))
 fail=0
@@ -70,7 +89,8 @@ if [ -n "$max_seconds" ] && [ "$elapsed" -gt "$max_seconds" ]; then
 fi
 
 # Library and launcher log lines: "[telemem r1 1234] file.c:12 warn: ...".
-grep -h -E '\[telemem[^]]*\].* (warn|error): ' "$tmp/err" "$tmp/out" >"$tmp/logged" 2>/dev/null
+# shellcheck disable=SC2086  # $logs: file names made above, no spaces
+grep -h -E '\[telemem[^]]*\].* (warn|error): ' "$tmp/err" "$tmp/out" $logs >"$tmp/logged" 2>/dev/null
 if [ -n "$expect_log" ]; then
     grep -v -E "$expect_log" "$tmp/logged" >"$tmp/unexpected"
 else
@@ -83,7 +103,7 @@ if [ -s "$tmp/unexpected" ]; then
 fi
 
 if grep -h -E 'runtime error:|ERROR: AddressSanitizer|ERROR: LeakSanitizer|WARNING: ThreadSanitizer' \
-        "$tmp/err" "$tmp/out" >"$tmp/san" 2>/dev/null; then
+        "$tmp/err" "$tmp/out" $logs >"$tmp/san" 2>/dev/null; then
     echo "run_checked: FAIL: sanitizer report:" >&2
     sed 's/^/    /' "$tmp/san" >&2
     fail=1
@@ -92,7 +112,8 @@ fi
 if [ -n "$require_logs" ]; then
     echo "$require_logs" | while IFS= read -r pat; do
         [ -z "$pat" ] && continue
-        if ! grep -q -E "$pat" "$tmp/err" "$tmp/out"; then
+        # shellcheck disable=SC2086
+        if ! grep -q -E "$pat" "$tmp/err" "$tmp/out" $logs; then
             echo "run_checked: FAIL: no output line matches '$pat'" >&2
             echo x >"$tmp/reqfail"
         fi

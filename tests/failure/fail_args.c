@@ -1,6 +1,8 @@
 /* fail_args.c - failure: every documented bad-input return of every public
  * function: calls before telemem_initialize() and after telemem_finalize()
- * (TELEMEM_ERR_NOT_INITIALIZED), a second initialize, bad ranks, NULL
+ * (TELEMEM_ERR_NOT_INITIALIZED), a second initialize, initialize again
+ * after finalize (a singleton may, a launched rank gets TELEMEM_ERR_STATE),
+ * bad ranks, NULL
  * buffers with bytes > 0 (and NULL with 0 bytes being fine), wrapping
  * address ranges, NULL handle/done/id pointers, bad type/op/root, bad
  * handler ids and nargs, bad replies from inside handlers, free_all and
@@ -54,8 +56,13 @@ static void all_not_initialized(const char *when)
     E(telemem_am_register_any(dummy, NULL, &id), NI);
     E(telemem_am_request(0, 0, NULL, 0, NULL, 0), NI);
     TT_ASSERT(id == -1, "register_any set *id_p on failure (%d)", id);
-    /* Token calls: a NULL token is an invalid argument at any time. */
-    E(telemem_am_source(NULL, &src), IA);
+    /* Token calls: not initialized, whatever the token (a forged one is
+     * never read). */
+    E(telemem_am_source(NULL, &src), NI);
+    E(telemem_am_source((telemem_am_token_t)(void *)buf, &src), NI);
+    E(telemem_am_source((telemem_am_token_t)(uintptr_t)8, &src), NI);
+    E(telemem_am_reply((telemem_am_token_t)(void *)buf, 0, NULL, 0, NULL, 0),
+      NI);
     TT_ASSERT(src == -1, "am_source set *rank_p on failure");
     /* Always callable. */
     TT_ASSERT(telemem_version() && strcmp(telemem_version(), "0.1.0") == 0,
@@ -103,9 +110,12 @@ static long hfails, handled;
         }                                                                   \
     } while (0)
 
+static telemem_am_token_t kept_token; /* a token kept past its handler */
+
 static void bad_reply_handler(telemem_am_token_t tok, void *p, size_t b,
                               const uint32_t *a, unsigned na, void *ctx)
 {
+    kept_token = tok;
     uint32_t args[TELEMEM_AM_MAX_ARGS + 1] = {0};
     uint64_t x = 0;
     HE(telemem_am_source(tok, NULL), IA);
@@ -328,10 +338,15 @@ int main(int argc, char **argv)
                              TELEMEM_AM_MAX_ARGS + 1), IA);
         E(telemem_am_request(peer, h_bad, NULL, 8, NULL, 0), IA);
         E(telemem_am_request(peer, h_bad, pl, 8, NULL, 3), IA);
-        /* Outside a handler there is no token. */
+        /* Outside a handler there is no token: NULL, forged or kept past
+         * its handler, it is refused without being read. */
         int src = -3;
         E(telemem_am_reply(NULL, h_rep, pl, 8, NULL, 0), IA);
         E(telemem_am_source(NULL, &src), IA);
+        E(telemem_am_source((telemem_am_token_t)(uintptr_t)8, &src), IA);
+        E(telemem_am_source((telemem_am_token_t)(void *)pl, &src), IA);
+        E(telemem_am_reply((telemem_am_token_t)(uintptr_t)8, h_rep, pl, 8,
+                           NULL, 0), IA);
         TT_ASSERT(src == -3, "am_source set *rank_p on failure");
         TT_CHECK(telemem_barrier());
         /* The handler makes bad replies; nothing reaches rep_handler. */
@@ -342,6 +357,10 @@ int main(int argc, char **argv)
             TT_POLL();
         TT_CHECK(telemem_barrier());
         TT_ASSERT(handled == 1, "bad_reply_handler ran %ld times", handled);
+        /* its token is gone with it: refused, not read */
+        E(telemem_am_source(kept_token, &src), IA);
+        E(telemem_am_reply(kept_token, h_rep, pl, 8, NULL, 0), IA);
+        TT_ASSERT(src == -3, "am_source set *rank_p on failure");
         TT_CHECK(telemem_barrier());
         TT_ASSERT(hfails == 0, "%ld failures inside handlers", hfails);
         /* Exhaust the ids: register_any then says NO_MEMORY. */
@@ -364,6 +383,19 @@ int main(int argc, char **argv)
     tt_me = -1;
     all_not_initialized("after finalize");
     E(telemem_finalize(), NI);
+    /* Initialize again (telemem.h): a singleton may; a launched rank has
+     * left its job for good (it got "rank N joined the store already"). */
+    const char *kvs = getenv("TELEMEM_KVS");
+    if (kvs && kvs[0]) {
+        E(telemem_initialize(NULL, NULL), TELEMEM_ERR_STATE);
+        E(telemem_rank(), NI);
+        E(telemem_initialize(NULL, NULL), TELEMEM_ERR_STATE);
+    } else {
+        TT_CHECK(telemem_initialize(NULL, NULL));
+        TT_CHECK(telemem_barrier());
+        TT_CHECK(telemem_finalize());
+        E(telemem_rank(), NI);
+    }
     free(bases);
     tt_log("PASS");
     return 0;

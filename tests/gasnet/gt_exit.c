@@ -101,6 +101,14 @@ int main(int argc, char **argv)
         if (gt_me == 0)
             gt_log("returning from main");
         return 0;
+    } else if (strcmp(mode, "return-code") == 0) {
+        /* As gasnet_exit(9): the others spin without calling GASNet. */
+        if (gt_me == last) {
+            gt_log("node %d returns 9 from main", gt_me);
+            return 9;
+        }
+        for (volatile int spin = 1; spin;)
+            ;
     } else if (strcmp(mode, "code") == 0) {
         if (gt_me == last) {
             gt_log("node %d exits with 7", gt_me);

@@ -166,7 +166,7 @@ tag-output)
         'echo "out $TELEMEM_RANK $TELEMEM_NRANKS $TELEMEM_JOBID $TELEMEM_KVS"
          printf "no newline"; echo " err $TELEMEM_RANK" >&2'
     for r in 0 1 2; do
-        grep -E "^\[$r\] out $r 3 [A-Za-z0-9]+ 127\.0\.0\.1:[0-9]+\$" \
+        grep -E "^\[$r\] out $r 3 [A-Za-z0-9]+ unix:/[^ ]+/kvs\$" \
             "$T/out" >/dev/null || fail "no tagged line of rank $r"
         has "$T/err" "[$r]  err $r"
         has "$T/out" "[$r] no newline"

@@ -54,6 +54,9 @@ int main(int argc, char **argv)
     if ((rc = telemem_free_all(bases[mr])) != TELEMEM_OK ||
         (rc = telemem_finalize()) != TELEMEM_OK)
         return fail("finalize", rc);
+    /* A launched rank joins its job once (telemem.h). */
+    if ((rc = telemem_initialize(&argc, &argv)) != TELEMEM_ERR_STATE)
+        return fail("initialize after finalize (want TELEMEM_ERR_STATE)", rc);
     MPI_Finalize();
     if (mr == 0)
         printf("launcher_mpi: %d ranks, Telemem ranks = MPI ranks (%s)\n", mn,

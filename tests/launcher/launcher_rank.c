@@ -15,12 +15,14 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "telemem.h"
 #include "core/core_boot.h"
+#include "core/core_boot_wire.h"
 #include "util/log.h"
 #include "util/util.h"
 
@@ -74,6 +76,7 @@ static tlm_boot_params_t params(double timeout)
     p.size = *n ? atoi(n) : -1;
     p.kvs_addr = env("TELEMEM_KVS");
     p.jobid = env("TELEMEM_JOBID");
+    p.secret = env("TELEMEM_KVS_SECRET");
     p.timeout = timeout;
     return p;
 }
@@ -393,6 +396,17 @@ static int mode_timeout(void)
 static int raw_connect(void)
 {
     const char *addr = env("TELEMEM_KVS");
+    int fd;
+    if (strncmp(addr, "unix:", 5) == 0) {
+        struct sockaddr_un su;
+        memset(&su, 0, sizeof(su));
+        su.sun_family = AF_UNIX;
+        snprintf(su.sun_path, sizeof(su.sun_path), "%s", addr + 5);
+        fd = socket(AF_UNIX, SOCK_STREAM, 0);
+        if (fd < 0 || connect(fd, (void *)&su, sizeof(su)) < 0)
+            fail("connect %s: %s", addr, strerror(errno));
+        return fd;
+    }
     const char *colon = strrchr(addr, ':');
     if (colon == NULL)
         fail("TELEMEM_KVS '%s'", addr);
@@ -401,7 +415,7 @@ static int raw_connect(void)
     sa.sin_family = AF_INET;
     sa.sin_port = htons((unsigned short)atoi(colon + 1));
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0 || connect(fd, (void *)&sa, sizeof(sa)) < 0)
         fail("connect %s: %s", addr, strerror(errno));
     return fd;
@@ -454,6 +468,15 @@ static int raw_reply(int fd, int op, char *buf, size_t cap)
     return h[5];
 }
 
+/* The launcher's challenge, sent on every new connection: its nonce. */
+static void raw_challenge(int fd, unsigned char *nonce)
+{
+    char buf[64];
+    if (raw_reply(fd, OP_CHALLENGE, buf, sizeof(buf)) != 0)
+        fail("challenge: bad status");
+    memcpy(nonce, buf + 4, WIRE_NONCE);
+}
+
 static void raw_expect_eof(int fd)
 {
     char c;
@@ -471,24 +494,28 @@ static int mode_raw(void)
     int rank = atoi(env("TELEMEM_RANK"));
     g_rank = rank;
     if (rank == 1) {
+        unsigned char nonce[WIRE_NONCE];
         int fd = raw_connect(); /* a request before HELLO */
+        raw_challenge(fd, nonce);
         raw_send(fd, 4, 1, "k", 1);
         if (raw_reply(fd, 4, buf, sizeof(buf)) != 4 || !strstr(buf, "HELLO"))
             fail("GET before HELLO: '%s'", buf);
         raw_expect_eof(fd);
         fd = raw_connect(); /* too long a frame */
+        raw_challenge(fd, nonce);
         raw_send(fd, 1, 0x7fffffff, NULL, 0);
         if (raw_reply(fd, 1, buf, sizeof(buf)) != 4)
             fail("oversize frame: '%s'", buf);
         raw_expect_eof(fd);
         fd = raw_connect();
-        unsigned char hello[12 + 64];
-        const char *jobid = env("TELEMEM_JOBID");
-        uint32_t w[3] = {htonl(1), htonl(1), htonl(2)};
+        raw_challenge(fd, nonce);
+        unsigned char hello[WIRE_HELLO_BODY];
+        uint32_t w[3] = {htonl(WIRE_VERSION), htonl(1), htonl(2)};
         memcpy(hello, w, 12);
-        memcpy(hello + 12, jobid, strlen(jobid));
-        raw_send(fd, 1, (uint32_t)(12 + strlen(jobid)), hello,
-                 12 + strlen(jobid));
+        memset(hello + 12, 7, WIRE_NONCE);
+        wire_proof(env("TELEMEM_KVS_SECRET"), 1, nonce, hello + 12, 1, 2,
+                   hello + 12 + WIRE_NONCE);
+        raw_send(fd, 1, WIRE_HELLO_BODY, hello, WIRE_HELLO_BODY);
         if (raw_reply(fd, 1, buf, sizeof(buf)) != 0)
             fail("HELLO refused: '%s'", buf);
         unsigned char put[2 + 3 + 3] = {0, 3, 'r', 'a', 'w', 'x', 'y', 'z'};
@@ -523,7 +550,7 @@ static int mode_raw(void)
     return 0;
 }
 
-/* badhello: the launcher refuses wrong ranks and job ids. */
+/* badhello: the launcher refuses wrong ranks and secrets. */
 static int mode_badhello(void)
 {
     tlm_boot_params_t p = params(10);
@@ -538,8 +565,11 @@ static int mode_badhello(void)
     p.size = p.size + 1; /* the launcher refuses */
     check(tlm_core_boot_open(&p, &b), TELEMEM_ERR_BOOTSTRAP, "size + 1");
     p.size--;
-    p.jobid = "otherjob";
-    check(tlm_core_boot_open(&p, &b), TELEMEM_ERR_BOOTSTRAP, "wrong jobid");
+    p.secret = "0123456789abcdef"; /* not this job's: refused */
+    check(tlm_core_boot_open(&p, &b), TELEMEM_ERR_BOOTSTRAP, "wrong secret");
+    p.secret = ""; /* refused before connecting */
+    check(tlm_core_boot_open(&p, &b), TELEMEM_ERR_BOOTSTRAP, "no secret");
+    p.secret = env("TELEMEM_KVS_SECRET");
     p.jobid = "bad/jobid";
     check(tlm_core_boot_open(&p, &b), TELEMEM_ERR_BOOTSTRAP, "bad jobid");
     p.jobid = env("TELEMEM_JOBID");

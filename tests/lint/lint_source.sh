@@ -1,7 +1,8 @@
 #!/bin/sh
 # lint_source.sh - source rules from STYLE.md: getenv only in core_config.c,
 # includes go down the layers only, core and am name no transport, no
-# abort/exit/assert in library code, every file opens with a comment.
+# abort/exit/assert in library code, every file opens with a comment, and
+# every log subsystem is one TELEMEM_LOG_FILTER accepts.
 cd "$1" || exit 2
 fail=0
 say() { echo "$*"; fail=1; }
@@ -26,6 +27,17 @@ grep -rnE '\b(abort|exit|assert)\s*\(' src --include=*.c --include=*.h | grep -v
     && say "abort/exit/assert in library code (above)"
 for f in $(find src include tools -name '*.[ch]'); do
     head -c 2 "$f" | grep -q '/\*' || say "no opening comment: $f"
+done
+# TELEMEM_LOG_FILTER takes only the subsystems its range lists: a new
+# TLM_LOG_SUBSYS must be added there (src/core/config_table.h).
+filter=$(sed -n 's/^TLM_CONFIG(LOG_FILTER, STRING, "[^"]*", "list:\([^"]*\)".*/\1/p' \
+    src/core/config_table.h)
+[ -n "$filter" ] || say "no list: range on TLM_CONFIG(LOG_FILTER, ...) in src/core/config_table.h"
+for sub in $(grep -rhoE '#define TLM_LOG_SUBSYS "[a-z0-9_]+"' src | sed 's/.*"\(.*\)"/\1/' | sort -u) core; do
+    case ",$filter," in
+    *",$sub,"*) ;;
+    *) say "log subsystem '$sub' is missing from TELEMEM_LOG_FILTER's range (src/core/config_table.h)" ;;
+    esac
 done
 [ $fail = 0 ] && echo "source rules ok"
 exit $fail

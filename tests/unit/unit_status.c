@@ -28,6 +28,7 @@ static const struct {
     {TELEMEM_ERR_PROTOCOL, "TELEMEM_ERR_PROTOCOL"},
     {TELEMEM_ERR_UNREACHABLE, "TELEMEM_ERR_UNREACHABLE"},
     {TELEMEM_ERR_NOT_FOUND, "TELEMEM_ERR_NOT_FOUND"},
+    {TELEMEM_ERR_STATE, "TELEMEM_ERR_STATE"},
 };
 #define NCODES (sizeof codes / sizeof codes[0])
 
@@ -86,7 +87,7 @@ int main(void)
             fails++;
         }
     }
-    static const int unknown[] = {12345, -12345, 2, -17, INT_MIN, INT_MAX};
+    static const int unknown[] = {12345, -12345, 2, -18, INT_MIN, INT_MAX};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
         const char *s = telemem_strerror(unknown[i]);
         const char *nm = telemem_status_name(unknown[i]);

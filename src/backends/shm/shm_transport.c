@@ -146,9 +146,21 @@ static size_t page_size(void)
     return p > 0 ? (size_t)p : 4096;
 }
 
-static void seg_name(char *buf, size_t n, const char *jobid, int rank)
+/* The segment's name: the job id and the rank (the launcher's clean-up
+ * and the tests find a job's objects by them) and 16 random hex digits,
+ * so nobody can take the name first; peers learn it from the store. */
+static int seg_name(char *buf, size_t n, const char *jobid, int rank)
 {
-    snprintf(buf, n, "/telemem-%s-%d", jobid, rank);
+    char rnd[17];
+    if (tlm_util_random_hex(rnd, 16) != 0)
+        return -1;
+    snprintf(buf, n, "/telemem-%s-%d-%s", jobid, rank, rnd);
+    return 0;
+}
+
+static void seg_key(char *buf, size_t n, int rank)
+{
+    snprintf(buf, n, "shm.seg.%d", rank);
 }
 
 static void layout(shm_seg_hdr_t *h, int nlocal, size_t buf_size,
@@ -674,12 +686,31 @@ static int create_own(shm_transport_t *st, const tlm_transport_params_t *p)
     shm_seg_hdr_t h = {0};
     layout(&h, st->nlocal, st->buf_size, (size_t)p->shm_buf_count,
            (size_t)p->shm_ring);
-    seg_name(st->name, sizeof(st->name), p->jobid, p->rank);
-    int fd = shm_open(st->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    int fd = -1;
+    for (int attempt = 0; fd < 0 && attempt < 8; attempt++) {
+        if (seg_name(st->name, sizeof(st->name), p->jobid, p->rank) != 0) {
+            tlm_error("getrandom: %s", strerror(errno));
+            st->name[0] = '\0';
+            return TELEMEM_ERR_TRANSPORT;
+        }
+        fd = shm_open(st->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd < 0 && errno == EEXIST) /* not ours: another name */
+            tlm_warn("/dev/shm%s exists already (not created by this job): "
+                     "taking another name", st->name);
+        else if (fd < 0)
+            break;
+    }
     if (fd < 0) {
         tlm_error("shm_open(%s): %s", st->name, strerror(errno));
         st->name[0] = '\0';
         return TELEMEM_ERR_TRANSPORT;
+    }
+    char key[32];
+    seg_key(key, sizeof(key), p->rank);
+    int rc = tlm_core_boot_put(p->boot, key, st->name, strlen(st->name) + 1);
+    if (rc != TELEMEM_OK) {
+        close(fd);
+        return rc;
     }
     shm_map_t *m = &st->maps[st->my_local];
     m->fd = fd;
@@ -712,10 +743,18 @@ static int create_own(shm_transport_t *st, const tlm_transport_params_t *p)
 static int map_peer(shm_transport_t *st, const tlm_transport_params_t *p,
                     int l, int rank)
 {
-    char name[128];
+    char name[128], key[32];
+    size_t len;
     shm_map_t *m = &st->maps[l];
-    seg_name(name, sizeof(name), p->jobid, rank);
-    int fd = shm_open(name, O_RDWR, 0);
+    seg_key(key, sizeof(key), rank);
+    int rc = tlm_core_boot_get(p->boot, key, name, sizeof(name), &len);
+    if (rc != TELEMEM_OK || len < 2 || name[len - 1] != '\0' ||
+        name[0] != '/' || strchr(name + 1, '/')) {
+        tlm_error("rank %d published no usable segment name (%s)", rank,
+                  telemem_strerror(rc));
+        return rc != TELEMEM_OK ? rc : TELEMEM_ERR_TRANSPORT;
+    }
+    int fd = shm_open(name, O_RDWR | O_NOFOLLOW, 0);
     if (fd < 0) {
         tlm_error("shm_open(%s) of rank %d: %s", name, rank, strerror(errno));
         return TELEMEM_ERR_TRANSPORT;
@@ -724,6 +763,13 @@ static int map_peer(shm_transport_t *st, const tlm_transport_params_t *p,
     struct stat sb;
     if (fstat(fd, &sb) != 0 || (size_t)sb.st_size < sizeof(shm_seg_hdr_t)) {
         tlm_error("segment %s of rank %d is too small", name, rank);
+        return TELEMEM_ERR_TRANSPORT;
+    }
+    if (sb.st_uid != geteuid() || (sb.st_mode & 077)) {
+        /* only this user's own, private object is a rank's segment */
+        tlm_error("segment %s of rank %d belongs to uid %ld with mode %o, "
+                  "not to this user with mode 600: refused", name, rank,
+                  (long)sb.st_uid, (unsigned)(sb.st_mode & 0777));
         return TELEMEM_ERR_TRANSPORT;
     }
     void *base = mmap(NULL, (size_t)sb.st_size, PROT_READ | PROT_WRITE,

@@ -27,7 +27,7 @@
 /* Key kinds. */
 enum { KEY_SEG = 1, KEY_CMA = 2 };
 
-#define WIN_NAME_MAX 96
+#define WIN_NAME_MAX 128
 /* The first page of a segment holds its header: importers count themselves
  * there and the last one unlinks the name (nothing left in /dev/shm once
  * every local rank has mapped it, as the shm transport does). */
@@ -43,6 +43,9 @@ typedef struct win_key {
     uint32_t pad;
     char name[WIN_NAME_MAX];
 } win_key_t;
+
+_Static_assert(sizeof(win_key_t) <= TLM_DIRECT_KEY_MAX,
+               "a window key fits the key of every block record");
 
 typedef struct win_seg_hdr {
     _Atomic uint32_t mapped; /* importers that have mapped the segment */
@@ -76,7 +79,7 @@ typedef struct window {
     unsigned long seq;  /* segment names */
     tlm_window_wake_fn_t wake; /* a sleeping target wakes (window.h) */
     void *wake_arg;
-    char prefix[64];    /* /telemem-<jobid>-<rank>-w */
+    char prefix[88];    /* /telemem-<jobid>-<rank>-w */
 } window_t;
 
 static window_t *win_of(tlm_direct_t *d)
@@ -85,6 +88,59 @@ static window_t *win_of(tlm_direct_t *d)
 }
 
 /* ---- memory of telemem_malloc_all --------------------------------------- */
+
+/* A new object of this rank under a name nobody can guess: the job id is
+ * no secret (it is in every object's name), so a name made of it alone
+ * could be taken first by another user.  A name that exists already is
+ * not ours to use: say so and take another.  The descriptor, or -1
+ * (logged; the block takes the AM path). */
+static int create_seg(window_t *w, char *name, size_t cap)
+{
+    for (int attempt = 0; attempt < 8; attempt++) {
+        char rnd[17];
+        if (tlm_util_random_hex(rnd, 16) != 0) {
+            tlm_info("getrandom: %s; this block takes the AM path",
+                     strerror(errno));
+            return -1;
+        }
+        snprintf(name, cap, "%s%lu-%s", w->prefix, w->seq++, rnd);
+        int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd >= 0)
+            return fd;
+        if (errno != EEXIST) {
+            tlm_info("shm_open(%s): %s; this block takes the AM path", name,
+                     strerror(errno));
+            return -1;
+        }
+        tlm_warn("/dev/shm%s exists already (not created by this job): "
+                 "taking another name", name);
+    }
+    return -1;
+}
+
+/* Is the object on fd what a peer of this job created: ours (the same
+ * user), readable by nobody else, of the size its key says?  Then it is
+ * mapped; anything else is refused with the reason. */
+static bool seg_is_ours(int fd, const char *name, int peer, uint64_t size)
+{
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        tlm_warn("fstat(%s) of rank %d: %s; its block takes the AM path",
+                 name, peer, strerror(errno));
+        return false;
+    }
+    if (sb.st_uid != geteuid() || (sb.st_mode & 077) ||
+        (uint64_t)sb.st_size != size) {
+        tlm_warn("/dev/shm%s of rank %d is not that rank's block (owner "
+                 "%ld, mode %o, %lld bytes; expected owner %ld, mode 600, "
+                 "%llu bytes): its block takes the AM path", name, peer,
+                 (long)sb.st_uid, (unsigned)(sb.st_mode & 0777),
+                 (long long)sb.st_size, (long)geteuid(),
+                 (unsigned long long)size);
+        return false;
+    }
+    return true;
+}
 
 static int win_alloc(tlm_direct_t *d, size_t len, void **base,
                      tlm_direct_mr_t **mr_p, void *key, size_t *key_len)
@@ -108,11 +164,8 @@ static int win_alloc(tlm_direct_t *d, size_t len, void **base,
     win_mr_t *mr = calloc(1, sizeof(*mr));
     if (!mr)
         return TELEMEM_ERR_NO_MEMORY;
-    snprintf(mr->name, sizeof(mr->name), "%s%lu", w->prefix, w->seq++);
-    int fd = shm_open(mr->name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    int fd = create_seg(w, mr->name, sizeof(mr->name));
     if (fd < 0) {
-        tlm_info("shm_open(%s): %s; this block takes the AM path", mr->name,
-                 strerror(errno));
         free(mr);
         return TELEMEM_ERR_UNSUPPORTED;
     }
@@ -186,12 +239,17 @@ static void win_unexpose(tlm_direct_t *d, tlm_direct_mr_t *m)
 static int import_seg(window_t *w, win_rkey_t *rk, const win_key_t *k)
 {
     if (memchr(k->name, '\0', sizeof(k->name)) == NULL ||
-        k->size < WIN_HDR + rk->rlen)
+        k->size < WIN_HDR || rk->rlen > k->size - WIN_HDR ||
+        k->size > SIZE_MAX)
         return TELEMEM_ERR_INVALID_ARG;
-    int fd = shm_open(k->name, O_RDWR, 0);
+    int fd = shm_open(k->name, O_RDWR | O_NOFOLLOW, 0);
     if (fd < 0) {
         tlm_warn("shm_open(%s) of rank %d: %s; its block takes the AM path",
                  k->name, rk->peer, strerror(errno));
+        return TELEMEM_ERR_UNSUPPORTED;
+    }
+    if (!seg_is_ours(fd, k->name, rk->peer, k->size)) {
+        close(fd);
         return TELEMEM_ERR_UNSUPPORTED;
     }
     void *m = mmap(NULL, k->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -338,24 +396,27 @@ static void seg_chain(win_rkey_t *rk, const tlm_direct_seg_t *segs, int nsegs,
                      s->count);
             continue;
         }
-        if (i < nsegs - 1 || s->count == 0 || s->block <= 1 ||
-            s->block == 2 || s->block == 4 || s->block == 8) {
+        if (i < nsegs - 1 || s->count == 0 || s->block == 0) {
             win_rows(rem, s->remote_stride, loc, s->local_stride, s->block,
                      s->count);
             continue;
         }
         /* telemem.h promises a put whose last bytes show their new value
          * is there whole (targets poll the last word), and memcpy does not
-         * store in address order: the last 8 bytes of the last block (its
-         * last byte when shorter; 1, 2, 4 and 8 bytes are one store) go
-         * after the rest. */
-        size_t k = s->count - 1, tail = s->block > 8 ? 8 : 1;
+         * store in address order: the last 8 bytes of the last block (4,
+         * 2, 1 when shorter) go after the rest, in one store.  Not memcpy:
+         * it may store them twice, and a target that saw the first store
+         * and wrote there (NetPIPE's receiver does) lost its write to the
+         * second. */
+        size_t k = s->count - 1, tail = tlm_util_tail_len(s->block);
         win_rows(rem, s->remote_stride, loc, s->local_stride, s->block, k);
         loc += (ptrdiff_t)k * s->local_stride;
         rem += (ptrdiff_t)k * s->remote_stride;
-        win_copy_long(rem, loc, s->block - tail);
+        if (s->block > tail)
+            win_copy_long(rem, loc, s->block - tail);
         atomic_thread_fence(memory_order_release);
-        memcpy(rem + s->block - tail, loc + s->block - tail, tail);
+        tlm_util_store_once(rem + s->block - tail, loc + s->block - tail,
+                            tail);
     }
     /* Later messages of this rank (flags, AM requests) must not become
      * visible before the data. */
@@ -441,11 +502,40 @@ static int cma_chain(win_rkey_t *rk, const tlm_direct_seg_t *segs, int nsegs,
     return n ? cma_batch(rk, l, r, n, write) : TELEMEM_OK;
 }
 
+/* Does every block of the chain lie inside the key's range?  Core checks
+ * a transfer's extent against the range it knows before it comes here;
+ * this keeps the driver from ever forming an address outside the mapping
+ * (a wrong chain would otherwise be a write into this process's own
+ * memory). */
+static bool chain_inside(const win_rkey_t *rk, const tlm_direct_seg_t *segs,
+                         int nsegs)
+{
+    uintptr_t end = rk->rbase + rk->rlen;
+    for (int i = 0; i < nsegs; i++) {
+        const tlm_direct_seg_t *s = &segs[i];
+        if (s->count == 0 || s->block == 0)
+            continue;
+        /* the last block starts (count - 1) strides after the first */
+        if (s->remote_stride < 0 ||
+            (s->count > 1 &&
+             (size_t)s->remote_stride > (SIZE_MAX - s->block) / (s->count - 1)))
+            return false;
+        size_t span = (s->count - 1) * (size_t)s->remote_stride + s->block;
+        if (!tlm_util_range_in(s->remote, span, rk->rbase, end))
+            return false;
+    }
+    return true;
+}
+
 static int win_write(tlm_direct_t *d, int peer, tlm_direct_rkey_t *r,
                      const tlm_direct_seg_t *segs, int nsegs)
 {
     window_t *w = win_of(d);
     win_rkey_t *rk = (win_rkey_t *)(void *)r;
+    if (rk->kind == KEY_SEG && !chain_inside(rk, segs, nsegs)) {
+        tlm_error("a write to rank %d runs outside its block", peer);
+        return TELEMEM_ERR_OUT_OF_RANGE;
+    }
     int rc = TELEMEM_OK;
     if (rk->kind == KEY_SEG)
         seg_chain(rk, segs, nsegs, true);
@@ -459,6 +549,10 @@ static int win_read(tlm_direct_t *d, int peer, tlm_direct_rkey_t *r,
                     const tlm_direct_seg_t *segs, int nsegs)
 {
     win_rkey_t *rk = (win_rkey_t *)(void *)r;
+    if (rk->kind == KEY_SEG && !chain_inside(rk, segs, nsegs)) {
+        tlm_error("a read from rank %d runs outside its block", peer);
+        return TELEMEM_ERR_OUT_OF_RANGE;
+    }
     if (rk->kind == KEY_SEG) {
         atomic_thread_fence(memory_order_acquire);
         seg_chain(rk, segs, nsegs, false);
@@ -480,6 +574,8 @@ static int win_atomic(tlm_direct_t *d, int peer, tlm_direct_rkey_t *r,
     win_rkey_t *rk = (win_rkey_t *)(void *)r;
     if (rk->kind != KEY_SEG || (width != 4 && width != 8) || remote % width)
         return TELEMEM_ERR_UNSUPPORTED;
+    if (!tlm_util_range_in(remote, width, rk->rbase, rk->rbase + rk->rlen))
+        return TELEMEM_ERR_OUT_OF_RANGE; /* core checked it: never here */
     *old = tlm_rmw_apply(op, width, rk->map + (remote - rk->rbase), operand,
                          compare);
     w->wake(w->wake_arg, peer);

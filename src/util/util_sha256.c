@@ -1,0 +1,157 @@
+/* util_sha256.c - SHA-256 (FIPS 180-4), HMAC-SHA-256 (RFC 2104) and a
+ * constant-time compare: what the launcher's key-value store needs to check
+ * that a connecting rank holds the job's secret.  Written from the
+ * standards; tests/unit/unit_sha256.c checks the published test vectors. */
+#include <string.h>
+
+#include "util/sha256.h"
+
+static const uint32_t K[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
+    0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
+    0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+    0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
+    0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+    0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+    0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+    0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
+    0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+
+static inline uint32_t ror(uint32_t x, unsigned n)
+{
+    return (x >> n) | (x << (32 - n));
+}
+
+static void block(uint32_t h[8], const uint8_t *p)
+{
+    uint32_t w[64];
+    for (int i = 0; i < 16; i++)
+        w[i] = (uint32_t)p[4 * (size_t)i] << 24 |
+               (uint32_t)p[4 * (size_t)i + 1] << 16 |
+               (uint32_t)p[4 * (size_t)i + 2] << 8 | p[4 * (size_t)i + 3];
+    for (int i = 16; i < 64; i++) {
+        uint32_t s0 = ror(w[i - 15], 7) ^ ror(w[i - 15], 18) ^
+                      (w[i - 15] >> 3);
+        uint32_t s1 = ror(w[i - 2], 17) ^ ror(w[i - 2], 19) ^ (w[i - 2] >> 10);
+        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    uint32_t a = h[0], b = h[1], c = h[2], d = h[3];
+    uint32_t e = h[4], f = h[5], g = h[6], k = h[7];
+    for (int i = 0; i < 64; i++) {
+        uint32_t t1 = k + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) +
+                      ((e & f) ^ (~e & g)) + K[i] + w[i];
+        uint32_t t2 = (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) +
+                      ((a & b) ^ (a & c) ^ (b & c));
+        k = g;
+        g = f;
+        f = e;
+        e = d + t1;
+        d = c;
+        c = b;
+        b = a;
+        a = t1 + t2;
+    }
+    h[0] += a; h[1] += b; h[2] += c; h[3] += d;
+    h[4] += e; h[5] += f; h[6] += g; h[7] += k;
+}
+
+void tlm_util_sha256_init(tlm_sha256_t *s)
+{
+    static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372,
+                                   0xa54ff53a, 0x510e527f, 0x9b05688c,
+                                   0x1f83d9ab, 0x5be0cd19};
+    memcpy(s->h, iv, sizeof(iv));
+    s->bytes = 0;
+    s->fill = 0;
+}
+
+void tlm_util_sha256_update(tlm_sha256_t *s, const void *data, size_t len)
+{
+    const uint8_t *p = data;
+    s->bytes += len;
+    if (s->fill) {
+        size_t n = TLM_SHA256_BLOCK - s->fill < len ? TLM_SHA256_BLOCK - s->fill
+                                                    : len;
+        memcpy(s->buf + s->fill, p, n);
+        s->fill += n;
+        p += n;
+        len -= n;
+        if (s->fill < TLM_SHA256_BLOCK)
+            return;
+        block(s->h, s->buf);
+        s->fill = 0;
+    }
+    for (; len >= TLM_SHA256_BLOCK; p += TLM_SHA256_BLOCK,
+                                    len -= TLM_SHA256_BLOCK)
+        block(s->h, p);
+    if (len) {
+        memcpy(s->buf, p, len);
+        s->fill = len;
+    }
+}
+
+void tlm_util_sha256_final(tlm_sha256_t *s, uint8_t out[TLM_SHA256_LEN])
+{
+    uint64_t bits = s->bytes * 8;
+    uint8_t pad[TLM_SHA256_BLOCK + 8] = {0x80};
+    size_t n = s->fill < 56 ? 56 - s->fill : 120 - s->fill;
+    for (int i = 0; i < 8; i++)
+        pad[n + (size_t)i] = (uint8_t)(bits >> (56 - 8 * i));
+    tlm_util_sha256_update(s, pad, n + 8);
+    for (size_t i = 0; i < 8; i++) {
+        out[4 * i] = (uint8_t)(s->h[i] >> 24);
+        out[4 * i + 1] = (uint8_t)(s->h[i] >> 16);
+        out[4 * i + 2] = (uint8_t)(s->h[i] >> 8);
+        out[4 * i + 3] = (uint8_t)s->h[i];
+    }
+    memset(s, 0, sizeof(*s));
+}
+
+void tlm_util_sha256(const void *data, size_t len,
+                     uint8_t out[TLM_SHA256_LEN])
+{
+    tlm_sha256_t s;
+    tlm_util_sha256_init(&s);
+    tlm_util_sha256_update(&s, data, len);
+    tlm_util_sha256_final(&s, out);
+}
+
+void tlm_util_hmac_sha256(const void *key, size_t klen,
+                          const void *const *part, const size_t *len,
+                          int nparts, uint8_t out[TLM_SHA256_LEN])
+{
+    uint8_t k[TLM_SHA256_BLOCK] = {0}, pad[TLM_SHA256_BLOCK];
+    uint8_t inner[TLM_SHA256_LEN];
+    if (klen > TLM_SHA256_BLOCK)
+        tlm_util_sha256(key, klen, k); /* long keys are hashed first */
+    else if (klen)
+        memcpy(k, key, klen);
+    tlm_sha256_t s;
+    for (size_t i = 0; i < TLM_SHA256_BLOCK; i++)
+        pad[i] = k[i] ^ 0x36;
+    tlm_util_sha256_init(&s);
+    tlm_util_sha256_update(&s, pad, sizeof(pad));
+    for (int i = 0; i < nparts; i++)
+        tlm_util_sha256_update(&s, part[i], len[i]);
+    tlm_util_sha256_final(&s, inner);
+    for (size_t i = 0; i < TLM_SHA256_BLOCK; i++)
+        pad[i] = k[i] ^ 0x5c;
+    tlm_util_sha256_init(&s);
+    tlm_util_sha256_update(&s, pad, sizeof(pad));
+    tlm_util_sha256_update(&s, inner, sizeof(inner));
+    tlm_util_sha256_final(&s, out);
+    memset(k, 0, sizeof(k));
+    memset(pad, 0, sizeof(pad));
+}
+
+bool tlm_util_equal_ct(const void *a, const void *b, size_t n)
+{
+    const volatile uint8_t *x = a, *y = b;
+    uint8_t d = 0;
+    for (size_t i = 0; i < n; i++)
+        d |= (uint8_t)(x[i] ^ y[i]);
+    return d == 0;
+}
