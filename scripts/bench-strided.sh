@@ -235,7 +235,7 @@ if os.path.exists(env):
     lines.append('```\n')
 lines.append('MB/s = 1e6 bytes/s of the patch, median over rounds; ratios: '
              'median over rounds of the per-round Telemem/ARMCI-MPI ratio. '
-             'Target (issue 3): rows <= 64 B at least 3x default and 1.5x '
+             'Target: rows <= 64 B at least 3x default and 1.5x '
              'DIRECT; never below 1.0.\n')
 hdr = '| op | row B | Telemem MB/s |'
 sep = '|---|---:|---:|'

@@ -33,7 +33,7 @@ done
 
 pkgs=(gcc libc6-dev meson ninja-build pkg-config git python3 libpmix-dev libpmi2-0-dev libfabric-dev libucx-dev)
 [ "$want_test" = 1 ] && pkgs+=(python3 openmpi-bin libopenmpi-dev libarmci-mpi-dev iproute2 clang libclang-rt-14-dev libfftw3-dev libpapi-dev python3-matplotlib)
-[ "$want_test" = 1 ] && pkgs+=(cppcheck clang-tidy)  # scripts/lint-static.sh (issue 10)
+[ "$want_test" = 1 ] && pkgs+=(cppcheck clang-tidy)  # scripts/lint-static.sh
 # tests/install: a CMake project against the installed prefix; man -l.
 [ "$want_test" = 1 ] && pkgs+=(cmake man-db groff-base)
 # tests/launcher: a private Slurm (slurmctld, slurmd, srun, munged) and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# lint-static.sh - static analysis of src/ and compat/ (issue 10):
+# lint-static.sh - static analysis of src/ and compat/:
 #   cppcheck (Debian cppcheck) with tests/cppcheck.supp, classes warning,
 #     portability, performance;
 #   clang-tidy (Debian clang-tidy) with the checks of .clang-tidy;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# main.sh - the main job (issue 9): installs what is needed, builds Telemem
+# main.sh - the main job: installs what is needed, builds Telemem
 # (release), and reruns the paper's study on two local ranks -- the NetPIPE
 # comparison (Telemem, ARMCI over Telemem, ARMCI-MPI, MPI two-sided; touched
 # and untouched) and the HPCC-style FFT (MPI_Alltoall vs alltoall as puts

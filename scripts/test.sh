@@ -79,9 +79,9 @@ if [ "$quick" = 0 ]; then
     run_suite build-tsan -Dbuildtype=debug -Db_sanitize=thread \
         -Db_lundef=false -Dwerror=true -Ducx=disabled || status=1
     test_args=()
-    # Fuzzing (issue 10): 60 s per libFuzzer target, clang build in build-fuzz.
+    # Fuzzing: 60 s per libFuzzer target, clang build in build-fuzz.
     scripts/fuzz.sh --seconds 60 || status=1
-    # Static analysis (issue 10): cppcheck + clang-tidy on src/ and compat/,
+    # Static analysis: cppcheck + clang-tidy on src/ and compat/,
     # every finding an error.
     scripts/lint-static.sh --build-dir build-test || status=1
 fi

@@ -10,7 +10,7 @@
  * rank 1's telemem_malloc_all block, then waits for remote completion
  * (telemem_quiet for the AM path, the driver's flush for the direct path);
  * bandwidth = bytes / time.  Rank 1 only polls (it waits in a barrier).
- * Once core chooses paths itself (issue 8), run with TELEMEM_DIRECT=never
+ * Now that core chooses paths itself, run with TELEMEM_DIRECT=never
  * so that the "am" rows stay the active-message path.
  * Output: a header (transport, driver, provider), then CSV
  *   size,path,median_MBps,min_MBps,max_MBps,rounds

@@ -1,4 +1,4 @@
-/* limits.c - what happens at the edges (issue 10, docs/hardening.md
+/* limits.c - what happens at the edges (docs/hardening.md
  * "Limits"), one case per run:
  *   zero       0-byte operations of every kind, to every rank (self
  *              included): TELEMEM_OK, nothing written, handles complete;

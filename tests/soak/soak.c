@@ -1,4 +1,4 @@
-/* soak.c - random traffic for a given time with verification (issue 10).
+/* soak.c - random traffic for a given time with verification.
  *
  * Every rank owns one slot of SLOT bytes in every rank's block (from
  * telemem_malloc_all) and is the only writer of its slots, so it keeps a
