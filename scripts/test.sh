@@ -3,7 +3,8 @@
 # AddressSanitizer + UndefinedBehaviorSanitizer; ThreadSanitizer) and runs
 # every test suite in the first two (the plain build's conformance suite
 # again under TELEMEM_WAIT=block and =spin) and the threaded tests in the
-# third.
+# third; then fuzzing, static analysis and the Debian packages
+# (scripts/package.sh).
 # Exit status 0 only if everything passed.
 # Usage: scripts/test.sh [--quick]   (--quick: plain build only)
 set -euo pipefail
@@ -13,7 +14,7 @@ quick=0
 for a in "$@"; do
     case "$a" in
         --quick) quick=1 ;;
-        -h|--help) sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "test.sh: unknown option $a" >&2; exit 2 ;;
     esac
 done
@@ -84,6 +85,9 @@ if [ "$quick" = 0 ]; then
     # Static analysis: cppcheck + clang-tidy on src/ and compat/,
     # every finding an error.
     scripts/lint-static.sh --build-dir build-test || status=1
+    # The Debian packages: build, lintian, install next to Debian's
+    # libarmci-mpi-dev, compile and run clients, remove (3-6 min).
+    scripts/package.sh --out build-deb || status=1
 fi
 echo "$total_ok passed, $total_fail failed, $total_skip skipped"
 exit $status
