@@ -196,9 +196,11 @@ signal)
             sleep 0.1
             i=$((i + 1))
         done
+        echo "$(date +%T.%N | cut -c1-12) SIG$sig to the launcher ($(ls "$T" | grep -c '^pid\.') ranks up)"
         kill -$sig $lp
         wait $lp
         got=$?
+        echo "$(date +%T.%N | cut -c1-12) launcher exited $got"
         want=143
         [ $sig = HUP ] && want=129
         [ $got -eq $want ] || fail "SIG$sig: exit $got, expected $want"
@@ -208,8 +210,10 @@ signal)
     # SIGINT (Ctrl-C): a background job of sh ignores it, so a helper
     # starts the launcher with SIGINT at its default
     rm -f "$T"/pid.*
+    echo "$(date +%T.%N | cut -c1-12) SIGINT through the helper"
     "$R" sigint "$L" "$T" >"$T/out" 2>"$T/err"
     got=$?
+    echo "$(date +%T.%N | cut -c1-12) launcher exited $got"
     [ $got -eq 130 ] || fail "SIGINT: exit $got, expected 130"
     has "$T/err" "caught signal 2"
     none_alive "$T"/pid.*
