@@ -36,8 +36,15 @@ run_suite() {   # $1 build dir, rest: meson setup options
     meson test -C "$dir" --print-errorlogs --num-processes 2 \
         ${test_args[@]+"${test_args[@]}"} || rc=$?
     # Tally from meson's machine-readable log.
-    local counts
-    counts=$(python3 - "$dir/meson-logs/testlog.json" <<'PY'
+    # (A run under a test setup writes testlog-<setup>.json.)
+    local counts log=testlog.json label="" i
+    for ((i = 0; i < ${#test_args[@]}; i++)); do
+        if [ "${test_args[i]}" = --setup ]; then
+            log=testlog-${test_args[i + 1]}.json
+            label=" (setup ${test_args[i + 1]})"
+        fi
+    done
+    counts=$(python3 - "$dir/meson-logs/$log" <<'PY'
 import json, sys
 ok = fail = skip = 0
 for line in open(sys.argv[1]):
@@ -49,7 +56,7 @@ print(ok, fail, skip)
 PY
 )
     read -r ok fail skip <<<"$counts"
-    echo "== $dir: $ok passed, $fail failed, $skip skipped"
+    echo "== $dir$label: $ok passed, $fail failed, $skip skipped"
     total_ok=$((total_ok + ok)); total_fail=$((total_fail + fail)); total_skip=$((total_skip + skip))
     return $rc
 }
