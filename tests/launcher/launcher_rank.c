@@ -608,17 +608,21 @@ static int mode_deadkvs(void)
     return 0;
 }
 
-/* sigint LAUNCHER DIR: run LAUNCHER -n 2 <this program> sleep DIR with
- * SIGINT at its default (a shell's background job ignores it), send it
- * SIGINT once the ranks run, and exit with the launcher's status. */
-static int mode_sigint(const char *self, const char *launcher,
-                       const char *dir)
+/* sendsig SIG LAUNCHER DIR: run LAUNCHER -n 2 <this program> sleep DIR
+ * with SIGINT, SIGHUP and SIGTERM at their defaults (a shell's background
+ * job ignores SIGINT, nohup SIGHUP, and the launcher keeps a signal that
+ * was ignored at its start ignored), send it SIG once the ranks run, and
+ * exit with the launcher's status. */
+static int mode_sendsig(int sig, const char *self, const char *launcher,
+                        const char *dir)
 {
     pid_t pid = fork();
     if (pid < 0)
         fail("fork: %s", strerror(errno));
     if (pid == 0) {
         signal(SIGINT, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
         execl(launcher, launcher, "-n", "2", self, "sleep", dir,
               (char *)NULL);
         _exit(126);
@@ -633,7 +637,7 @@ static int mode_sigint(const char *self, const char *launcher,
         }
         nap(0.05);
     }
-    kill(pid, SIGINT);
+    kill(pid, sig);
     int st;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
@@ -662,8 +666,8 @@ int main(int argc, char **argv)
         return mode_badhello();
     if (strcmp(mode, "deadkvs") == 0)
         return mode_deadkvs();
-    if (strcmp(mode, "sigint") == 0 && argc == 4)
-        return mode_sigint(argv[0], argv[2], argv[3]);
+    if (strcmp(mode, "sendsig") == 0 && argc == 5)
+        return mode_sendsig(atoi(argv[2]), argv[0], argv[3], argv[4]);
     if (strcmp(mode, "sleep") == 0) { /* sleep [DIR]: pid.<rank> in DIR */
         if (argc > 2) {
             char name[64];
@@ -676,6 +680,6 @@ int main(int argc, char **argv)
     fprintf(stderr, "usage: launcher_rank kvs [light] | exit R CODE | kill "
             "DIR R | keepgoing DIR R CODE | abort R CODE | timeout | "
             "badhello | raw | deadkvs | sleep [DIR] |\n"
-            "       sigint LAUNCHER DIR\n");
+            "       sendsig SIG LAUNCHER DIR\n");
     return 2;
 }
