@@ -118,9 +118,10 @@ void tlm_gasnet_context_fatal(const char *what)
 
 void tlm_gasnet_wait_step(const char *what, unsigned *idle)
 {
-    /* GASNET_SEQ: one thread waits at a time.  The wait watches no rank
-     * (its own: a dead one ends GASNet jobs through the launcher). */
-    static telemem_wait_t w;
+    /* One wait per thread (GASNET_PAR: several threads wait at once).
+     * The wait watches no rank (its own: a dead one ends GASNet jobs
+     * through the launcher). */
+    static _Thread_local telemem_wait_t w;
     int n;
     if (tlm_gasnet.spin_limit == ~0u) { /* GASNET_WAIT_SPIN */
         n = telemem_poll();
