@@ -199,6 +199,8 @@ static int64_t measure_block(void)
         futex(&cal_word, FUTEX_WAKE_PRIVATE, 1, NULL);
     }
     pthread_join(th, NULL);
+    if (i == 0) /* preempted for the whole budget: no sample */
+        return BLOCK_NS_GUESS;
     qsort(rtt, i, sizeof(rtt[0]), cmp_i64);
     int64_t b = rtt[i / 2] / 2;
     return TLM_MIN(TLM_MAX(b, BLOCK_NS_MIN), BLOCK_NS_MAX);
