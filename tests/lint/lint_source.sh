@@ -1,5 +1,5 @@
 #!/bin/sh
-# lint_source.sh - source rules from STYLE.md: getenv only in core_config.c,
+# lint_source.sh - source rules from docs/style.md: getenv only in core_config.c,
 # includes go down the layers only, core and am name no transport, no
 # abort/exit/assert in library code, every file opens with a comment, and
 # every log subsystem is one TELEMEM_LOG_FILTER accepts.
@@ -39,5 +39,10 @@ for sub in $(grep -rhoE '#define TLM_LOG_SUBSYS "[a-z0-9_]+"' src | sed 's/.*"\(
     *) say "log subsystem '$sub' is missing from TELEMEM_LOG_FILTER's range (src/core/config_table.h)" ;;
     esac
 done
+# The design documents are in the tree (docs/architecture.md, docs/style.md):
+# nothing cites a file outside it.
+grep -rnE '(DESIGN|STYLE)\.md|\.\./shared' src include tools tests bench \
+    compat scripts docs README.md .clang-format | grep -v '^tests/lint/lint_source.sh:' \
+    && say "cites a design file outside the tree (above): use docs/architecture.md, docs/style.md"
 [ $fail = 0 ] && echo "source rules ok"
 exit $fail
