@@ -8,7 +8,7 @@
 #include <sys/uio.h>
 
 #include "backends/direct.h"
-#include "core/core_boot.h"
+#include "boot/boot.h"
 
 typedef struct tlm_transport tlm_transport_t;
 

@@ -10,7 +10,7 @@
 #include "telemem.h"
 #include "am/am.h"
 #include "pack/pack.h"
-#include "core/core_boot.h"
+#include "boot/boot.h"
 #include "core/core_config.h"
 #include "core/core_direct.h"
 #include "util/log.h"

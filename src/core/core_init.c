@@ -123,12 +123,12 @@ static int find_same_node(bool *same)
     int rc;
     host_id(me, sizeof(me));
     snprintf(key, sizeof(key), "host.%d", tlm_core.rank);
-    rc = tlm_core_boot_put(tlm_core.boot, key, me, strlen(me) + 1);
+    rc = tlm_boot_put(tlm_core.boot, key, me, strlen(me) + 1);
     if (rc == TELEMEM_OK)
-        rc = tlm_core_boot_fence(tlm_core.boot);
+        rc = tlm_boot_fence(tlm_core.boot);
     for (int r = 0; rc == TELEMEM_OK && r < tlm_core.nranks; r++) {
         snprintf(key, sizeof(key), "host.%d", r);
-        rc = tlm_core_boot_get(tlm_core.boot, key, other, sizeof(other), &len);
+        rc = tlm_boot_get(tlm_core.boot, key, other, sizeof(other), &len);
         same[r] = rc == TELEMEM_OK && strcmp(me, other) == 0;
     }
     return rc;
@@ -172,7 +172,7 @@ static int open_transports(void)
     p.rank = tlm_core.rank;
     p.size = n;
     p.boot = tlm_core.boot;
-    p.jobid = tlm_core_boot_jobid(tlm_core.boot);
+    p.jobid = tlm_boot_jobid(tlm_core.boot);
     p.same_node = same;
     if (rc == TELEMEM_OK)
         rc = tlm_backend_open_all(tlm_core.cfg.TRANSPORT, &p,
@@ -194,7 +194,7 @@ static bool left_launched_job;
 
 static void teardown(void)
 {
-    if (tlm_core.boot && tlm_core_boot_launched(tlm_core.boot))
+    if (tlm_core.boot && tlm_boot_launched(tlm_core.boot))
         left_launched_job = true;
     tlm_core_am_fini();
     tlm_core_direct_fini();
@@ -207,7 +207,7 @@ static void teardown(void)
     tlm_core_region_fini();
     free(tlm_core.peers);
     if (tlm_core.boot)
-        tlm_core_boot_close(tlm_core.boot);
+        tlm_boot_close(tlm_core.boot);
     tlm_core_wait_fini();
     tlm_core_config_fini();
     memset(&tlm_core, 0, sizeof(tlm_core));
@@ -280,13 +280,13 @@ static int initialize(int level, bool progress_thread)
         .mode = c->BOOTSTRAP,
         .env = tlm_core_config_launcher_env,
     };
-    rc = tlm_core_boot_open(&bp, &tlm_core.boot);
+    rc = tlm_boot_open(&bp, &tlm_core.boot);
     if (rc != TELEMEM_OK) {
         tlm_core.boot = NULL;
         goto err;
     }
-    tlm_core.rank = tlm_core_boot_rank(tlm_core.boot);
-    tlm_core.nranks = tlm_core_boot_size(tlm_core.boot);
+    tlm_core.rank = tlm_boot_rank(tlm_core.boot);
+    tlm_core.nranks = tlm_boot_size(tlm_core.boot);
     tlm_util_log_set_rank(tlm_core.rank);
     tlm_core.peers = calloc((size_t)tlm_core.nranks, sizeof(tlm_core_peer_t));
     if (!tlm_core.peers) {

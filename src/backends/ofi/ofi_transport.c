@@ -607,9 +607,9 @@ out:;
     /* The exchange is collective: take part even after a local failure
      * (an empty address tells the others). */
     snprintf(key, sizeof(key), "ofi.%d", p->rank);
-    int brc = tlm_core_boot_put(p->boot, key, addr, rc == TELEMEM_OK ? alen
+    int brc = tlm_boot_put(p->boot, key, addr, rc == TELEMEM_OK ? alen
                                                                      : 0);
-    int frc = tlm_core_boot_fence(p->boot);
+    int frc = tlm_boot_fence(p->boot);
     if (rc == TELEMEM_OK)
         rc = brc != TELEMEM_OK ? brc : frc;
     /* Every address is kept, raw (a few bytes per rank); the address
@@ -621,7 +621,7 @@ out:;
     for (int r = 0; rc == TELEMEM_OK && r < p->size; r++) {
         size_t olen = 0;
         snprintf(key, sizeof(key), "ofi.%d", r);
-        rc = tlm_core_boot_get(p->boot, key, ot->book + (size_t)r * alen,
+        rc = tlm_boot_get(p->boot, key, ot->book + (size_t)r * alen,
                                alen, &olen);
         if (rc == TELEMEM_ERR_INVALID_ARG || (rc == TELEMEM_OK &&
                                               olen != alen)) {

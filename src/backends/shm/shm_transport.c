@@ -707,7 +707,7 @@ static int create_own(shm_transport_t *st, const tlm_transport_params_t *p)
     }
     char key[32];
     seg_key(key, sizeof(key), p->rank);
-    int rc = tlm_core_boot_put(p->boot, key, st->name, strlen(st->name) + 1);
+    int rc = tlm_boot_put(p->boot, key, st->name, strlen(st->name) + 1);
     if (rc != TELEMEM_OK) {
         close(fd);
         return rc;
@@ -747,7 +747,7 @@ static int map_peer(shm_transport_t *st, const tlm_transport_params_t *p,
     size_t len;
     shm_map_t *m = &st->maps[l];
     seg_key(key, sizeof(key), rank);
-    int rc = tlm_core_boot_get(p->boot, key, name, sizeof(name), &len);
+    int rc = tlm_boot_get(p->boot, key, name, sizeof(name), &len);
     if (rc != TELEMEM_OK || len < 2 || name[len - 1] != '\0' ||
         name[0] != '/' || strchr(name + 1, '/')) {
         tlm_error("rank %d published no usable segment name (%s)", rank,
@@ -876,7 +876,7 @@ static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     rc = open_bell(st, p);
     if (rc == TELEMEM_OK)
         rc = create_own(st, p);
-    int frc = tlm_core_boot_fence(p->boot); /* everyone has created */
+    int frc = tlm_boot_fence(p->boot); /* everyone has created */
     if (rc == TELEMEM_OK)
         rc = frc;
     for (int r = 0; rc == TELEMEM_OK && r < p->size; r++) {
@@ -884,7 +884,7 @@ static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
         if (l >= 0 && r != p->rank)
             rc = map_peer(st, p, l, r);
     }
-    frc = tlm_core_boot_fence(p->boot); /* everyone has mapped */
+    frc = tlm_boot_fence(p->boot); /* everyone has mapped */
     if (rc == TELEMEM_OK)
         rc = frc;
     /* Nothing is left in /dev/shm once every rank holds its mappings. */

@@ -858,11 +858,11 @@ static int ucx_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     }
 out:;
     snprintf(key, sizeof(key), "ucx.%d", p->rank);
-    int brc = tlm_core_boot_put(p->boot, key, addr,
+    int brc = tlm_boot_put(p->boot, key, addr,
                                 rc == TELEMEM_OK ? alen : 0);
     if (addr)
         ucp_worker_release_address(ut->worker, addr);
-    int frc = tlm_core_boot_fence(p->boot);
+    int frc = tlm_boot_fence(p->boot);
     if (rc == TELEMEM_OK)
         rc = brc != TELEMEM_OK ? brc : frc;
     /* Each address at its own length (a few hundred bytes per rank with
@@ -873,7 +873,7 @@ out:;
     for (int r = 0; rc == TELEMEM_OK && r < p->size; r++) {
         size_t len = 0;
         snprintf(key, sizeof(key), "ucx.%d", r);
-        rc = tlm_core_boot_get(p->boot, key, tmp, UCX_ADDR_MAX, &len);
+        rc = tlm_boot_get(p->boot, key, tmp, UCX_ADDR_MAX, &len);
         if (rc == TELEMEM_OK && len == 0) {
             tlm_error("rank %d could not open its UCX worker", r);
             rc = TELEMEM_ERR_TRANSPORT;
