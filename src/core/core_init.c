@@ -138,15 +138,8 @@ static int find_same_node(bool *same)
  * the job is joined. */
 static tlm_transport_params_t transport_params(void)
 {
-    static char rxm[24];
-    if (!tlm_core_config_rxm_rx_size(&tlm_core.cfg, rxm, sizeof(rxm)))
-        rxm[0] = '\0';
     tlm_transport_params_t p = {
-        .shm_buf_size = tlm_core.cfg.SHM_BUF_SIZE,
-        .shm_buf_count = tlm_core.cfg.SHM_BUF_COUNT,
-        .shm_ring = tlm_core.cfg.SHM_RING,
-        .ofi_provider = tlm_core.cfg.OFI_PROVIDER,
-        .ofi_rxm_rx_size = rxm,
+        .config = &tlm_core.cfg,
         .direct = strcmp(tlm_core.cfg.DIRECT, "never") != 0,
         .direct_cma = tlm_core.cfg.DIRECT_CMA,
         .reg_cache_max = tlm_core.cfg.REG_CACHE_MAX,

@@ -132,20 +132,19 @@ static int open_tp(tlm_boot_t *b, int rank, int size, bool *same,
                    tlm_transport_t **tp)
 {
     /* The configuration's transport settings, as core would pass them. */
-    static char rxm[24];
-    tlm_config_t cfg;
-    if (tlm_core_config_init(&cfg) != TELEMEM_OK ||
-        !tlm_core_config_rxm_rx_size(&cfg, rxm, sizeof(rxm)))
-        rxm[0] = '\0';
-    tlm_core_config_fini();
+    static tlm_config_t cfg;
+    if (tlm_core_config_init(&cfg) != TELEMEM_OK)
+        return TELEMEM_ERR_CONFIG;
+    cfg.OFI_PROVIDER = opt.provider;
     tlm_transport_params_t p = {
         .rank = rank, .size = size, .boot = b,
-        .jobid = tlm_boot_jobid(b), .same_node = same,
-        .ofi_provider = opt.provider, .ofi_rxm_rx_size = rxm,
+        .jobid = tlm_boot_jobid(b), .same_node = same, .config = &cfg,
         .net_max_peers = opt.max_peers, .deliver = deliver,
     };
     int rc = backend()->check(&p);
-    return rc == TELEMEM_OK ? backend()->open(&p, tp) : rc;
+    rc = rc == TELEMEM_OK ? backend()->open(&p, tp) : rc;
+    tlm_core_config_fini();
+    return rc;
 }
 
 static int write_all(int fd, const void *buf, size_t n)

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "telemem.h"
 #include "backends/ofi/ofi_direct.h"
@@ -419,10 +420,23 @@ static const tlm_transport_ops_t ofi_ops = {
  * Core decides (the user's FI_ settings win); it must be set before
  * libfabric's first fi_getinfo in the process (rxm reads it once), which
  * is ours unless MPI started libfabric first. */
-static void rxm_defaults(const char *rx_size)
+/* rxm's shared receive pool (TELEMEM_OFI_RXM_RX_SIZE): its depth goes to
+ * libfabric as FI_OFI_RXM_MSG_RX_SIZE, unless the setting is 0, the user
+ * set that variable, or rxm's shared receive pool is off
+ * (FI_OFI_RXM_USE_SRX).  The config machinery read both variables
+ * (ofi_config.h). */
+static void rxm_defaults(const tlm_config_t *c)
 {
-    if (rx_size && rx_size[0])
-        setenv("FI_OFI_RXM_MSG_RX_SIZE", rx_size, 0);
+    const char *srx = c->FI_OFI_RXM_USE_SRX;
+    bool srx_off = srx && (!strcmp(srx, "0") || !strcasecmp(srx, "off") ||
+                           !strcasecmp(srx, "false") ||
+                           !strcasecmp(srx, "no"));
+    char buf[24];
+    if (c->OFI_RXM_RX_SIZE <= 0 || srx_off || c->FI_OFI_RXM_MSG_RX_SIZE)
+        return;
+    int k = snprintf(buf, sizeof(buf), "%ld", (long)c->OFI_RXM_RX_SIZE);
+    if (k > 0 && (size_t)k < sizeof(buf))
+        setenv("FI_OFI_RXM_MSG_RX_SIZE", buf, 0);
 }
 
 /* Ask libfabric for an RDM endpoint with ordered sends (and RMA for the
@@ -454,9 +468,9 @@ static struct fi_info *get_info_caps(const char *prov, bool rma)
 
 static struct fi_info *get_info(const tlm_transport_params_t *p)
 {
-    const char *prov = p->ofi_provider;
+    const char *prov = p->config->OFI_PROVIDER;
     bool rma = p->direct;
-    rxm_defaults(p->ofi_rxm_rx_size);
+    rxm_defaults(p->config);
     struct fi_info *info = rma ? get_info_caps(prov, true) : NULL;
     return info ? info : get_info_caps(prov, false);
 }
@@ -554,7 +568,8 @@ static int ofi_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
         tlm_error("libfabric has no reliable-datagram provider with ordered "
                   "sends%s%s (fi_info -t FI_EP_RDM lists them; "
                   "TELEMEM_OFI_PROVIDER picks one)",
-                  p->ofi_provider[0] ? " named " : "", p->ofi_provider);
+                  p->config->OFI_PROVIDER[0] ? " named " : "",
+                  p->config->OFI_PROVIDER);
         rc = TELEMEM_ERR_TRANSPORT;
         goto out;
     }
