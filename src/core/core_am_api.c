@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/core_engine.h"
+#include "core/core_am_api.h"
+#include "core/core_region.h"
 
 struct telemem_am_token {
     int src;

@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/core_engine.h"
+#include "core/core_direct.h"
+#include "core/core_region.h"
 
 enum { MODE_NEVER = 0, MODE_AUTO, MODE_ALWAYS };
 /* Key slots of a block record: the same-node driver, the network one. */

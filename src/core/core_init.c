@@ -6,7 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/core.h"
+#include "core/core_am_api.h"
+#include "core/core_direct.h"
+#include "core/core_engine.h"
+#include "core/core_region.h"
 #include "tlm_build_config.h"
 
 tlm_core_t tlm_core;
@@ -38,19 +41,6 @@ const char *telemem_transport_name(int rank)
 const char *telemem_config_string(void)
 {
     return tlm_core.initialized ? tlm_core_config_string() : "";
-}
-
-/* ---- a rank that left (its finalize gave up) ---------------------------- */
-
-static void on_leave(int src, const void *msg, size_t len)
-{
-    const tlm_am_hdr_t *h = msg;
-    if (len != sizeof(*h))
-        return tlm_core_protocol_error(src, "leave", len);
-    /* info: the rank that gave up has logged why */
-    tlm_info("rank %d left the job: %s", src,
-             telemem_strerror((int16_t)h->aux));
-    tlm_core.peers[src].left = true;
 }
 
 /* ---- waiting (core_wait.c) ---------------------------------------------- */
@@ -291,13 +281,13 @@ static int initialize(int level, bool progress_thread)
         rc = open_transports();
     if (rc != TELEMEM_OK)
         goto err;
+    tlm_core_engine_init();
     tlm_core_rma_init();
     tlm_core_strided_init();
     tlm_core_vector_init();
     tlm_core_atomic_init();
     tlm_core_mutex_init();
     tlm_core_coll_init();
-    tlm_am_set_handler(TLM_AM_LEAVE, on_leave);
     rc = tlm_core_direct_init();
     if (rc == TELEMEM_OK) {
         tlm_core_config_append(tlm_core_direct_string());

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/core_direct.h"
+#include "core/core_region.h"
+#include "core/core_wait.h"
 
 /* Index of the last region with base <= addr, or -1. */
 static long find_floor(uintptr_t addr)

@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/core_engine.h"
+#include "core/core_direct.h"
+#include "core/core_packed.h"
+#include "core/core_region.h"
 
 /* Header of PUTS: fragment header, [scale (16 bytes) if accumulate], wire
  * descriptor of the remote side. */

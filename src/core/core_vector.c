@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/core_engine.h"
+#include "core/core_am_api.h"
+#include "core/core_packed.h"
+#include "core/core_region.h"
 
 #define REC_BYTES 16u
 

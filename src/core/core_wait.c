@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/core.h"
+#include "core/core_wait.h"
 
 /* Phase of a wait, in the top bits of w->idle; the low bits count the
  * empty polls of the phase.  ARMED: the transports were armed and the
