@@ -1,6 +1,8 @@
 /* core_region.c - the region table: memory a target accepts requests for
  * (blocks of telemem_malloc_all and telemem_register ranges), sorted and
- * non-overlapping, with a last-hit cache; and telemem_register/deregister. */
+ * non-overlapping, with a last-hit cache; and telemem_register/deregister.
+ * It and direct_keys.c call each other: deregistering a range withdraws
+ * the keys peers hold for it, and a key request looks its range up here. */
 #include <stdlib.h>
 #include <string.h>
 

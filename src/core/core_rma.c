@@ -65,27 +65,6 @@ static int self_copy(const char *what, void *dst, const void *src, size_t n,
     return TELEMEM_OK;
 }
 
-/* ---- path choice ---------------------------------------------------------- */
-
-/* Slow half of the per-message choice: the direct path for a transfer of
- * at least the peer's threshold, else complete the driver's outstanding
- * operations before the AM path (issue order across the two paths).
- * TLM_DIRECT_DECLINED: the AM path carries it. */
-static int direct_or_settle(int rank, bool write, void *remote, void *local,
-                            size_t n, int mode, telemem_handle_t *h)
-{
-    if (n >= tlm_core.peers[rank].direct_min) {
-        int rc = tlm_core_direct_rma(rank, write, remote, local, n, mode);
-        if (rc == TLM_DIRECT_REFUSED)
-            return tlm_core_refused(rank, write, mode, h,
-                                    TELEMEM_ERR_OUT_OF_RANGE);
-        if (rc != TLM_DIRECT_DECLINED)
-            return rc;
-    }
-    int rc = tlm_core_direct_settle(rank);
-    return rc == TELEMEM_OK ? TLM_DIRECT_DECLINED : rc;
-}
-
 /* ---- put ------------------------------------------------------------------ */
 
 int telemem_put(int rank, void *remote_dst, const void *local_src,
@@ -98,9 +77,9 @@ int telemem_put(int rank, void *remote_dst, const void *local_src,
     if (TLM_UNLIKELY(rank == tlm_core.rank))
         return self_copy("put", remote_dst, local_src, bytes, remote_dst);
     tlm_core_peer_t *p = &tlm_core.peers[rank];
-    if (TLM_UNLIKELY(bytes >= p->direct_min || p->direct_busy)) {
-        rc = direct_or_settle(rank, true, remote_dst, (void *)local_src,
-                              bytes, TLM_MODE_BLOCK, NULL);
+    if (tlm_core_direct_wanted(rank, bytes)) {
+        tlm_core_xfer_t x = {true, remote_dst, (void *)local_src, bytes, NULL};
+        rc = tlm_core_direct_route(rank, &x, TLM_MODE_BLOCK, NULL);
         if (rc != TLM_DIRECT_DECLINED)
             return rc;
     }
@@ -130,9 +109,9 @@ int telemem_put_nbi(int rank, void *remote_dst, const void *local_src,
     if (TLM_UNLIKELY(rank == tlm_core.rank))
         return self_copy("put_nbi", remote_dst, local_src, bytes, remote_dst);
     tlm_core_peer_t *p = &tlm_core.peers[rank];
-    if (TLM_UNLIKELY(bytes >= p->direct_min || p->direct_busy)) {
-        rc = direct_or_settle(rank, true, remote_dst, (void *)local_src,
-                              bytes, TLM_MODE_NBI, NULL);
+    if (tlm_core_direct_wanted(rank, bytes)) {
+        tlm_core_xfer_t x = {true, remote_dst, (void *)local_src, bytes, NULL};
+        rc = tlm_core_direct_route(rank, &x, TLM_MODE_NBI, NULL);
         if (rc != TLM_DIRECT_DECLINED)
             return rc;
     }
@@ -182,11 +161,10 @@ int telemem_put_nb(int rank, void *remote_dst, const void *local_src,
             *h = TELEMEM_HANDLE_NULL;
         return rc;
     }
-    tlm_core_peer_t *p = &tlm_core.peers[rank];
-    if (TLM_UNLIKELY(bytes >= p->direct_min || p->direct_busy)) {
+    if (tlm_core_direct_wanted(rank, bytes)) {
         telemem_handle_t dh = TELEMEM_HANDLE_NULL; /* complete already */
-        rc = direct_or_settle(rank, true, remote_dst, (void *)local_src,
-                              bytes, TLM_MODE_NB, &dh);
+        tlm_core_xfer_t x = {true, remote_dst, (void *)local_src, bytes, NULL};
+        rc = tlm_core_direct_route(rank, &x, TLM_MODE_NB, &dh);
         if (rc == TELEMEM_OK)
             *h = dh; /* a refusal's handle, or none */
         if (rc != TLM_DIRECT_DECLINED)
@@ -254,10 +232,9 @@ int telemem_get(int rank, void *local_dst, const void *remote_src,
         return rc;
     if (rank == tlm_core.rank)
         return self_copy("get", local_dst, remote_src, bytes, remote_src);
-    tlm_core_peer_t *p = &tlm_core.peers[rank];
-    if (TLM_UNLIKELY(bytes >= p->direct_min || p->direct_busy)) {
-        rc = direct_or_settle(rank, false, (void *)remote_src, local_dst,
-                              bytes, TLM_MODE_BLOCK, NULL);
+    if (tlm_core_direct_wanted(rank, bytes)) {
+        tlm_core_xfer_t x = {false, (void *)remote_src, local_dst, bytes, NULL};
+        rc = tlm_core_direct_route(rank, &x, TLM_MODE_BLOCK, NULL);
         if (rc != TLM_DIRECT_DECLINED)
             return rc;
     }
@@ -286,11 +263,10 @@ int telemem_get_nb(int rank, void *local_dst, const void *remote_src,
             *h = TELEMEM_HANDLE_NULL;
         return rc;
     }
-    tlm_core_peer_t *p = &tlm_core.peers[rank];
-    if (TLM_UNLIKELY(bytes >= p->direct_min || p->direct_busy)) {
+    if (tlm_core_direct_wanted(rank, bytes)) {
         telemem_handle_t dh = TELEMEM_HANDLE_NULL; /* complete already */
-        rc = direct_or_settle(rank, false, (void *)remote_src, local_dst,
-                              bytes, TLM_MODE_NB, &dh);
+        tlm_core_xfer_t x = {false, (void *)remote_src, local_dst, bytes, NULL};
+        rc = tlm_core_direct_route(rank, &x, TLM_MODE_NB, &dh);
         if (rc == TELEMEM_OK)
             *h = dh; /* a refusal's handle, or none */
         if (rc != TLM_DIRECT_DECLINED)
@@ -312,10 +288,9 @@ int telemem_get_nbi(int rank, void *local_dst, const void *remote_src,
         return rc;
     if (rank == tlm_core.rank)
         return self_copy("get_nbi", local_dst, remote_src, bytes, remote_src);
-    tlm_core_peer_t *p = &tlm_core.peers[rank];
-    if (TLM_UNLIKELY(bytes >= p->direct_min || p->direct_busy)) {
-        rc = direct_or_settle(rank, false, (void *)remote_src, local_dst,
-                              bytes, TLM_MODE_NBI, NULL);
+    if (tlm_core_direct_wanted(rank, bytes)) {
+        tlm_core_xfer_t x = {false, (void *)remote_src, local_dst, bytes, NULL};
+        rc = tlm_core_direct_route(rank, &x, TLM_MODE_NBI, NULL);
         if (rc != TLM_DIRECT_DECLINED)
             return rc;
     }

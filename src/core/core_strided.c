@@ -125,13 +125,11 @@ static int put_strided(const char *what, int mode, int rank, int acc_type,
                                                        h)
                                       : telemem_put_nbi(rank, remote, local, n);
     }
-    if (acc_type < 0 && src.d.total >= tlm_core.peers[rank].direct_min) {
+    if (acc_type < 0 && tlm_core_direct_wanted(rank, src.d.total)) {
         /* Long enough rows: a block-stride chain on the direct path. */
-        rc = tlm_core_direct_strided(rank, true, &src.d, remote,
-                                     (void *)(uintptr_t)local, mode);
-        if (rc == TLM_DIRECT_REFUSED)
-            return tlm_core_refused(rank, true, mode, h,
-                                    TELEMEM_ERR_OUT_OF_RANGE);
+        tlm_core_xfer_t x = {true, remote, (void *)(uintptr_t)local, 0,
+                             &src.d};
+        rc = tlm_core_direct_route(rank, &x, mode, h);
         if (rc != TLM_DIRECT_DECLINED)
             return rc;
     }
@@ -220,12 +218,9 @@ static int get_strided(const char *what, int mode, int rank, void *local,
                                                        h)
                                       : telemem_get_nbi(rank, local, remote, n);
     }
-    if (d.total >= tlm_core.peers[rank].direct_min) {
-        rc = tlm_core_direct_strided(rank, false, &d, (void *)remote, local,
-                                     mode);
-        if (rc == TLM_DIRECT_REFUSED)
-            return tlm_core_refused(rank, false, mode, h,
-                                    TELEMEM_ERR_OUT_OF_RANGE);
+    if (tlm_core_direct_wanted(rank, d.total)) {
+        tlm_core_xfer_t x = {false, (void *)remote, local, 0, &d};
+        rc = tlm_core_direct_route(rank, &x, mode, h);
         if (rc != TLM_DIRECT_DECLINED)
             return rc;
     }
