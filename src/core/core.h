@@ -198,6 +198,18 @@ static inline int tlm_core_check_comm(void)
     return TELEMEM_OK;
 }
 
+/* The rank argument of a public call: in [0, nranks), else logged as
+ * "<what>: rank R out of range [0, N)" and TELEMEM_ERR_INVALID_ARG.  The
+ * one rank check of core's entry points. */
+static inline int tlm_core_check_rank(const char *what, int rank)
+{
+    if (TLM_LIKELY(rank >= 0 && rank < tlm_core.nranks))
+        return TELEMEM_OK;
+    tlm_error("%s: rank %d out of range [0, %d)", what, rank,
+              tlm_core.nranks);
+    return TELEMEM_ERR_INVALID_ARG;
+}
+
 int tlm_core_check_rma_args(const char *what, int rank, const void *remote,
                             const void *local, size_t bytes);
 

@@ -8,6 +8,7 @@
 #include "telemem.h"
 #include "core/core_config.h"
 #include "util/log.h"
+#include "util/profile_path.h"
 #include "util/util.h"
 
 extern char **environ;
@@ -323,17 +324,8 @@ void tlm_core_config_append(const char *text)
 bool tlm_core_config_profile_path(const tlm_config_t *cfg, char *buf,
                                   size_t n)
 {
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    int k;
-    if (cfg->DIRECT_PROFILE && cfg->DIRECT_PROFILE[0])
-        k = snprintf(buf, n, "%s", cfg->DIRECT_PROFILE);
-    else if (xdg && xdg[0])
-        k = snprintf(buf, n, "%s/telemem/direct.profile", xdg);
-    else if (home && home[0])
-        k = snprintf(buf, n, "%s/.cache/telemem/direct.profile", home);
-    else
-        return false;
-    return k > 0 && (size_t)k < n;
+    return tlm_util_profile_path(cfg->DIRECT_PROFILE, getenv("XDG_CACHE_HOME"),
+                                 getenv("HOME"), buf, n);
 }
 
 void tlm_core_config_fini(void)

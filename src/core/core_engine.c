@@ -332,11 +332,8 @@ int telemem_fence(int rank)
     int rc = tlm_core_check_comm();
     if (rc != TELEMEM_OK)
         return rc;
-    if (rank < 0 || rank >= tlm_core.nranks) {
-        tlm_error("fence: rank %d out of range [0, %d)", rank,
-                  tlm_core.nranks);
-        return TELEMEM_ERR_INVALID_ARG;
-    }
+    if ((rc = tlm_core_check_rank("fence", rank)) != TELEMEM_OK)
+        return rc;
     return tlm_core_flush(rank);
 }
 
@@ -359,14 +356,12 @@ int telemem_fence_test(int rank, int *done)
     int rc = tlm_core_check_comm();
     if (rc != TELEMEM_OK)
         return rc;
-    if (rank < 0 || rank >= tlm_core.nranks || !done) {
-        if (!done)
-            tlm_error("fence_test: done is NULL");
-        else
-            tlm_error("fence_test: rank %d out of range [0, %d)", rank,
-                      tlm_core.nranks);
+    if (!done) {
+        tlm_error("fence_test: done is NULL");
         return TELEMEM_ERR_INVALID_ARG;
     }
+    if ((rc = tlm_core_check_rank("fence_test", rank)) != TELEMEM_OK)
+        return rc;
     return flush_test(rank, done);
 }
 

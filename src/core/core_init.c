@@ -72,11 +72,9 @@ int telemem_rank_alive(int rank)
     TLM_API_GUARD();
     if (!tlm_core.initialized)
         return TELEMEM_ERR_NOT_INITIALIZED;
-    if (rank < 0 || rank >= tlm_core.nranks) {
-        tlm_error("rank_alive: rank %d out of range [0, %d)", rank,
-                  tlm_core.nranks);
-        return TELEMEM_ERR_INVALID_ARG;
-    }
+    int rc = tlm_core_check_rank("rank_alive", rank);
+    if (rc != TELEMEM_OK)
+        return rc;
     if (rank == tlm_core.rank)
         return TELEMEM_OK;
     return tlm_am_peer_alive(rank) == TELEMEM_OK ? TELEMEM_OK

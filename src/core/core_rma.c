@@ -17,11 +17,8 @@ int tlm_core_check_rma_args(const char *what, int rank, const void *remote,
     int rc = tlm_core_check_comm();
     if (rc != TELEMEM_OK)
         return rc;
-    if (rank < 0 || rank >= tlm_core.nranks) {
-        tlm_error("%s: rank %d out of range [0, %d)", what, rank,
-                  tlm_core.nranks);
-        return TELEMEM_ERR_INVALID_ARG;
-    }
+    if ((rc = tlm_core_check_rank(what, rank)) != TELEMEM_OK)
+        return rc;
     if (bytes && (!remote || !local)) {
         tlm_error("%s: %s buffer is NULL with %zu bytes", what,
                   !remote ? "remote" : "local", bytes);

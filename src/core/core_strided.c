@@ -25,11 +25,8 @@ static int strided_args(const char *what, int rank, const void *remote,
     int rc = tlm_core_check_comm();
     if (rc != TELEMEM_OK)
         return rc;
-    if (rank < 0 || rank >= tlm_core.nranks) {
-        tlm_error("%s: rank %d out of range [0, %d)", what, rank,
-                  tlm_core.nranks);
-        return TELEMEM_ERR_INVALID_ARG;
-    }
+    if ((rc = tlm_core_check_rank(what, rank)) != TELEMEM_OK)
+        return rc;
     if (levels < 0 || levels > TELEMEM_MAX_STRIDE_LEVELS || !count ||
         (levels > 0 && (!rstr || !lstr))) {
         tlm_error("%s: %s", what,
