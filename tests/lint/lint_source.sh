@@ -1,9 +1,12 @@
 #!/bin/sh
-# lint_source.sh - source rules from docs/style.md: getenv only in
-# core_config.c, includes go down the layers only (the bootstrap below core
-# and the backends), core and am name no transport, no abort/exit/assert in
-# library code, every file opens with a comment, and every log subsystem is
-# one TELEMEM_LOG_FILTER accepts.
+# lint_source.sh - source rules from docs/style.md and docs/architecture.md:
+# getenv only in core_config.c, includes go down the layers only (the
+# bootstrap below core and the backends), core and am name no transport or
+# backend identifier, backends declare their own settings, no
+# abort/exit/assert in library code, every file opens with a comment,
+# every log subsystem is one TELEMEM_LOG_FILTER accepts, no function over
+# 100 lines in src/, no include loop in core and no call loop without its
+# reason, and no citation of a design file outside the tree.
 cd "$1" || exit 2
 fail=0
 say() { echo "$*"; fail=1; }
@@ -74,5 +77,61 @@ done
 grep -rnE '(DESIGN|STYLE)\.md|\.\./shared' src include tools tests bench \
     compat scripts docs README.md .clang-format | grep -v '^tests/lint/lint_source.sh:' \
     && say "cites a design file outside the tree (above): use docs/architecture.md, docs/style.md"
+# No function over 100 lines in src/ (docs/style.md): body lines between
+# a function's braces, which open and close in column 0.
+awk 'FNR == 1 { open = 0 }
+     /^\{/ { open = FNR; next }
+     open && /^\}/ { if (FNR - open - 1 > 100)
+                        printf "%s:%d: function of %d lines (more than 100)\n",
+                               FILENAME, open, FNR - open - 1
+                    open = 0 }' $(find src -name '*.[ch]') | grep . \
+    && say "functions over 100 lines in src/ (above): split them"
+# Inside core: no include loop among its headers, and two files that call
+# each other say why, each naming the other (docs/architecture.md, "Inside
+# core").  The direct path's shared header stays among its files.
+python3 - <<'PYEOF' || fail=1
+import glob, os, re, sys
+bad = 0
+heads = {os.path.basename(f): f for f in glob.glob("src/core/*.h")}
+inc = {h: set(re.findall(r'#include "core/([a-z_]+\.h)"', open(f).read()))
+       for h, f in heads.items()}
+def loop(h, path):
+    for n in sorted(inc.get(h, ())):
+        if n in path:
+            return path[path.index(n):] + [n]
+        c = loop(n, path + [n])
+        if c:
+            return c
+    return None
+for h in sorted(inc):
+    c = loop(h, [h])
+    if c:
+        print("include loop in src/core: " + " -> ".join(c))
+        bad = 1
+        break
+srcs = sorted(glob.glob("src/core/*.c"))
+text = {os.path.basename(f): open(f).read() for f in srcs}
+code = {k: re.sub(r"/\*.*?\*/", "", v, flags=re.S) for k, v in text.items()}
+defs = {}
+for k, v in code.items():
+    for m in re.finditer(r"^(?!static)[a-z][^\n;=]*?\b(tlm_core_\w+)\(", v, re.M):
+        defs[m.group(1)] = k
+calls = {k: {defs[n] for n in set(re.findall(r"\btlm_core_\w+\b", v))
+             if n in defs and defs[n] != k} for k, v in code.items()}
+for a in sorted(calls):
+    for b in sorted(calls[a]):
+        if a < b and a in calls.get(b, ()):
+            if b not in text[a] or a not in text[b]:
+                print(f"src/core/{a} and src/core/{b} call each other: each "
+                      "says why in a comment naming the other, or the loop goes")
+                bad = 1
+for f in glob.glob("src/**/*.[ch]", recursive=True):
+    n = os.path.basename(f)
+    if '#include "core/direct_int.h"' in open(f).read() and not (
+            n == "core_direct.c" or n.startswith("direct_")):
+        print(f"{f}: core/direct_int.h is for the direct path's files only")
+        bad = 1
+sys.exit(bad)
+PYEOF
 [ $fail = 0 ] && echo "source rules ok"
 exit $fail
