@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""config-table.py - renders src/core/config_table.h as the README's
+"""config-table.py - renders src/core/config_table.h, with the backends'
+rows it includes (src/backends/backend_config.h and each backend's
+<name>_config.h, followed like the C preprocessor does), as the README's
 Markdown table of TELEMEM_* variables (the README block between the
 config-table markers must equal this output; tests/lint checks it).
 Only TLM_CONFIG( entries that open a line outside comments count, so the
@@ -53,11 +55,30 @@ def range_error(typ, rng):
     return "must be \"a|b\", \"list:a,b\" or \"*\""
 
 
+INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]+"([^"]+)"[^\n]*$', re.M)
+
+
+def expand(path, depth=0):
+    """The text of path with its #include "x/y.h" lines (paths under src/,
+    as the library's include path has them) replaced by those files'
+    texts, comments out."""
+    if depth > 8:
+        raise ValueError(f"{path}: includes nested too deep")
+    text = strip_comments(Path(path).read_text())
+
+    def repl(m):
+        inc = ROOT / "src" / m.group(1)
+        if not inc.is_file():
+            raise ValueError(f"{path}: includes {m.group(1)}, not in src/")
+        return expand(inc, depth + 1)
+    return INCLUDE.sub(repl, text)
+
+
 def entries(path=TABLE):
     """[(NAME, TYPE, default, range, doc)] in table order; ValueError when
     an entry is malformed or repeated, or its range is missing or does not
     fit its type."""
-    text = strip_comments(Path(path).read_text())
+    text = expand(path)
     found = ENTRY.findall(text)
     opened = re.findall(r"^[ \t]*TLM_CONFIG\(", text, flags=re.M)
     if len(opened) != len(found):

@@ -34,7 +34,7 @@
 
 #include <sched.h>
 
-#include "core/core_boot_wire.h" /* shared with the client */
+#include "boot/boot_wire.h" /* shared with the client */
 
 /* A rank's connection to the key-value store. */
 typedef struct conn {

@@ -229,7 +229,7 @@ static void complete_fence(void)
 static int check_peer_user(int fd);
 
 /* HELLO: version, rank, nranks, the rank's nonce and its proof of the
- * job's secret (core_boot_wire.h).  The sender's user (local peers) and
+ * job's secret (boot_wire.h).  The sender's user (local peers) and
  * the proof are checked before anything else is said about the job: a
  * stranger learns "not this job", nothing more (no job id, no rank count).
  * Only a HELLO costs a look at the peer: idle connections cost nothing. */

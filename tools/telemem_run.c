@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "run.h"
+#include "util/profile_path.h"
 
 run_job_t J;
 
@@ -187,18 +188,11 @@ static void calibrate(const char *profile)
         fprintf(stderr, "telemem-run: %s: %s\n", cal, strerror(errno));
         exit(EXIT_INTERNAL);
     }
-    const char *env = getenv("TELEMEM_DIRECT_PROFILE");
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (profile && profile[0])
-        snprintf(path, sizeof(path), "%s", profile);
-    else if (env && env[0])
-        snprintf(path, sizeof(path), "%s", env);
-    else if (xdg && xdg[0])
-        snprintf(path, sizeof(path), "%s/telemem/direct.profile", xdg);
-    else if (home && home[0])
-        snprintf(path, sizeof(path), "%s/.cache/telemem/direct.profile",
-                 home);
-    else {
+    /* The library's rule (util/profile_path.h), --calibrate=PATH first. */
+    const char *given = profile && profile[0]
+                            ? profile : getenv("TELEMEM_DIRECT_PROFILE");
+    if (!tlm_util_profile_path(given, getenv("XDG_CACHE_HOME"),
+                               getenv("HOME"), path, sizeof(path))) {
         fprintf(stderr, "telemem-run: no place for the profile: give "
                 "--calibrate=PATH\n");
         exit(2);

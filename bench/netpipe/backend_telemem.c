@@ -68,7 +68,7 @@ static int config_value(const char *name, char *out, size_t len)
 
 void nb_init(int *argc, char ***argv, const char *path)
 {
-    /* Only telemem_initialize reads the environment (STYLE.md 6). */
+    /* Only telemem_initialize reads the environment (docs/style.md 6). */
     if (path && setenv("TELEMEM_DIRECT", path, 1) != 0) {
         perror("telemem-netpipe: setenv(TELEMEM_DIRECT)");
         exit(1);

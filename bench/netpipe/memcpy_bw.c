@@ -2,7 +2,7 @@
  * netpipe sizes and at chosen source/destination offsets, the reference
  * ceiling for put bandwidth on one node (docs/benchmarks.md).
  *
- * DESIGN.md notes that glibc's memcpy on this EPYC uses `rep movsb` for
+ * docs/architecture.md notes that glibc's memcpy on this EPYC uses `rep movsb` for
  * mid-size copies and runs ~20x slower when the source is page-aligned and
  * the destination is not.  Message slots are page-aligned, so every copy
  * path is measured here at odd offsets too, with glibc's memcpy ("memcpy")

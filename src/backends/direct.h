@@ -1,7 +1,8 @@
 /* direct.h - the direct (RDMA) path contract: drivers that move bytes to and
  * from a peer's memory without the peer's CPU (same-node window/CMA, ofi
  * RMA, ucx RMA), behind their own ops table.  Core chooses, per message,
- * this path or the active-message path (DESIGN.md, "Direct path").
+ * this path or the active-message path (docs/architecture.md, "Direct
+ * path").
  *
  * Who does what
  *   - A driver is opened by the backend that owns the connection it rides

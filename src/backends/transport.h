@@ -8,7 +8,8 @@
 #include <sys/uio.h>
 
 #include "backends/direct.h"
-#include "core/core_boot.h"
+#include "boot/boot.h"
+#include "core/core_config.h"
 
 typedef struct tlm_transport tlm_transport_t;
 
@@ -41,11 +42,11 @@ typedef struct tlm_transport_params {
     tlm_boot_t *boot;        /* key-value store: publish/lookup addresses */
     const char *jobid;
     const bool *same_node;   /* same_node[r]: rank r runs on this node */
-    size_t shm_buf_size;     /* shm settings, from the config table */
-    long shm_buf_count;
-    long shm_ring;
-    const char *ofi_provider; /* TELEMEM_OFI_PROVIDER, "" = libfabric's pick */
-    const char *ofi_rxm_rx_size; /* FI_OFI_RXM_MSG_RX_SIZE to set, "" = none */
+    /* Every setting, the backends' own rows among them (each backend
+     * declares its rows in src/backends/<name>/<name>_config.h and reads
+     * them here: config->SHM_RING); valid during check, query and open
+     * (a backend copies what it keeps). */
+    const tlm_config_t *config;
     bool direct;             /* TELEMEM_DIRECT is not never: open a driver */
     bool direct_cma;         /* TELEMEM_DIRECT_CMA: window may use CMA */
     size_t reg_cache_max;     /* TELEMEM_REG_CACHE_MAX: direct-path pinning */

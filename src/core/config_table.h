@@ -8,19 +8,21 @@
  * of these words), "list:a,b,c" (a comma list of some of them, or empty),
  * "*" (any text, checked where it is used), "" (BOOL and LOGLEVEL: the
  * type's words).  A value outside its range fails initialization with
- * TELEMEM_ERR_CONFIG, naming the variable and the range. */
+ * TELEMEM_ERR_CONFIG, naming the variable and the range.
+ * TLM_CONFIG_ENV(NAME) names a variable of another library (libfabric's
+ * FI_*) that a layer consults: the config machinery reads it into the
+ * struct as a string, NULL when unset; it is no setting of ours (not
+ * parsed, printed or listed).  An includer that does not define it skips
+ * those rows. */
+#ifndef TLM_CONFIG_ENV
+#define TLM_CONFIG_ENV(name)
+#define TLM_CONFIG_ENV_SKIP
+#endif
 TLM_CONFIG(TRANSPORT, STRING, "auto", "auto|shm|ofi|ucx",
            "Transport to other ranks: auto (shm on this node, the first usable network transport to other nodes), shm, ofi or ucx (all ranks)")
-TLM_CONFIG(OFI_PROVIDER, STRING, "", "*",
-           "libfabric provider for the ofi transport, e.g. tcp;ofi_rxm, shm, verbs;ofi_rxm; empty = libfabric's first reliable-datagram provider")
-TLM_CONFIG(OFI_RXM_RX_SIZE, INT, "1024", "0..1048576",
-           "ofi over ofi_rxm (tcp, verbs): depth of rxm's shared receive pool of 16 KiB buffers, set as FI_OFI_RXM_MSG_RX_SIZE unless that is set or FI_OFI_RXM_USE_SRX is off (rxm's own default, 4096, costs 64 MiB per process); 0 = leave libfabric's default")
-TLM_CONFIG(SHM_BUF_SIZE, SIZE, "16k", "1k..64m",
-           "Payload bytes of one shared-memory message buffer; larger transfers are cut into fragments of this size")
-TLM_CONFIG(SHM_BUF_COUNT, INT, "256", "1..1048576",
-           "Message buffers per process (shared by all its peers)")
-TLM_CONFIG(SHM_RING, INT, "256", "2..16777216",
-           "Descriptor cells per peer pair (power of two); messages up to 40 bytes travel inline in a cell")
+/* The backends' own rows: each declares its settings in its own directory
+ * (src/backends/<name>/<name>_config.h). */
+#include "backends/backend_config.h"
 TLM_CONFIG(BOOTSTRAP, STRING, "auto", "auto|telemem|pmix|pmi2|pmi1|singleton",
            "How a process joins its job: auto (telemem-run if it started us, else the launcher's PMIx, PMI-2 or PMI-1, else a singleton; refused when a launcher started several ranks that cannot be joined), telemem, pmix, pmi2, pmi1 or singleton")
 TLM_CONFIG(TIMEOUT, SECONDS, "0", "0..31536000",
@@ -65,3 +67,7 @@ TLM_CONFIG(REG_CACHE_MAX, SIZE, "512m", "0..1t",
            "Most bytes the direct path's network drivers (ofi-rma, ucx-rma) keep registered (pinned) at once; unused registrations are dropped least recently used first, and memory beyond the cap takes the active-message path")
 TLM_CONFIG(NET_MAX_PEERS, INT, "0", "0..2147483647",
            "Most peers a process contacts over a network transport (ofi, ucx), first come first served: each holds a connection and its provider's buffers; a send to one more fails with TELEMEM_ERR_UNREACHABLE, a peer that contacted this process is always answered; 0 = no limit")
+#ifdef TLM_CONFIG_ENV_SKIP
+#undef TLM_CONFIG_ENV
+#undef TLM_CONFIG_ENV_SKIP
+#endif

@@ -1,5 +1,10 @@
-/* core.h - state shared by the core's files: the runtime singleton, per-peer
- * completion state, the op table, regions, waits and entry checks. */
+/* core.h - the state every file of core shares: the runtime singleton,
+ * per-peer completion state, ops and regions (their types), the big lock
+ * and the entry checks.  The files' functions are declared in their own
+ * headers, which include this one: core_engine.h (how operations
+ * complete), core_ops.h, core_region.h, core_packed.h, core_am_api.h,
+ * core_direct.h, core_wait.h, core_config.h (docs/architecture.md,
+ * "Inside core"). */
 #ifndef TLM_CORE_H
 #define TLM_CORE_H
 
@@ -10,9 +15,8 @@
 #include "telemem.h"
 #include "am/am.h"
 #include "pack/pack.h"
-#include "core/core_boot.h"
+#include "boot/boot.h"
 #include "core/core_config.h"
-#include "core/core_direct.h"
 #include "util/log.h"
 #include "util/util.h"
 
@@ -124,7 +128,7 @@ extern tlm_core_t tlm_core;
 
 #define TLM_OP_CHUNK 1024u
 /* Slot bits of an op's wire id (the rest is its generation), hence the
- * most ops in flight: slot 0 is never used (core_rma.c builds wire ids
+ * most ops in flight: slot 0 is never used (core_engine.c builds wire ids
  * from it). */
 #define TLM_OP_ID_BITS 20u
 #define TLM_OP_MAX ((1u << TLM_OP_ID_BITS) - 1u)
@@ -177,6 +181,13 @@ static inline void tlm_guard_leave(tlm_guard_t *g)
     tlm_guard_t tlm_guard_ __attribute__((cleanup(tlm_guard_leave))) =     \
         tlm_guard_enter()
 
+/* Has rank left the job (its finalize failed, it sent LEAVE)?  Then it
+ * answers nothing more: a wait on it ends with TELEMEM_ERR_PEER_DEAD. */
+static inline bool tlm_core_peer_left(int rank)
+{
+    return tlm_core.peers[rank].left;
+}
+
 /* Entry checks of public calls. */
 static inline int tlm_core_check_comm(void)
 {
@@ -187,118 +198,25 @@ static inline int tlm_core_check_comm(void)
     return TELEMEM_OK;
 }
 
+/* The rank argument of a public call: in [0, nranks), else logged as
+ * "<what>: rank R out of range [0, N)" and TELEMEM_ERR_INVALID_ARG.  The
+ * one rank check of core's entry points. */
+static inline int tlm_core_check_rank(const char *what, int rank)
+{
+    if (TLM_LIKELY(rank >= 0 && rank < tlm_core.nranks))
+        return TELEMEM_OK;
+    tlm_error("%s: rank %d out of range [0, %d)", what, rank,
+              tlm_core.nranks);
+    return TELEMEM_ERR_INVALID_ARG;
+}
+
 int tlm_core_check_rma_args(const char *what, int rank, const void *remote,
                             const void *local, size_t bytes);
 
-/* core_region.c */
-int tlm_core_region_add(void *addr, size_t len, bool from_malloc_all);
-int tlm_core_region_remove(void *addr, bool from_malloc_all);
-bool tlm_core_region_contains(uintptr_t addr, size_t len);
-/* The region holding all of [addr, addr+len), or NULL. */
-tlm_region_t *tlm_core_region_find(uintptr_t addr, size_t len);
-void tlm_core_region_fini(void);
-
-/* core_ops.c */
-int tlm_core_op_alloc(uint32_t *idx_p);
-void tlm_core_op_free(uint32_t idx);
-/* The op named by a wire id, if it is active and of that kind. */
-tlm_op_t *tlm_core_op_lookup(uint32_t idx, int kind);
-void tlm_core_op_complete(uint32_t idx, int status);
-void tlm_core_ops_fini(void);
-
-/* core_rma.c */
+/* ---- set-up and tear-down of each file, called by core_init.c ---------- */
+/* core_engine.c, core_rma.c */
+void tlm_core_engine_init(void);
 void tlm_core_rma_init(void);
-/* Send hdr + data as one message or a fragmented stream, in order behind
- * earlier sends to rank; returns when data may be reused.  The fast half
- * (one message straight to the transport) is inline; the rest posts the
- * stream and waits. */
-int tlm_core_send_stream_slow(int rank, const void *hdr, size_t hdr_len,
-                              const void *data, size_t len);
-static inline int tlm_core_send_stream(int rank, const void *hdr,
-                                       size_t hdr_len, const void *data,
-                                       size_t len)
-{
-    if (TLM_LIKELY(len <= tlm_am_max_payload(rank, hdr_len) &&
-                   len < tlm_am.peers[rank].zc_min)) {
-        int rc = tlm_am_try_send(rank, hdr, hdr_len, data, len);
-        if (TLM_LIKELY(rc != TELEMEM_ERR_AGAIN))
-            return rc;
-    }
-    return tlm_core_send_stream_slow(rank, hdr, hdr_len, data, len);
-}
-/* A transfer refused by this rank (TLM_DIRECT_REFUSED) reported as the
- * target's refusal would be: a blocking get returns status; a put or an
- * _nbi operation returns OK and the next quiet / fence returns status; an
- * _nb operation gets a handle whose wait returns it. */
-int tlm_core_refused(int rank, bool write, int mode, telemem_handle_t *h,
-                     int status);
-/* Wait (polling) until a posted op is handed over; cancels it on error
- * (a zc op the transport still reads is then left to free itself). */
-int tlm_core_wait_sent(int rank, tlm_am_sendop_t *op);
-/* Wait until every request to rank (or to all when rank < 0) is complete. */
-int tlm_core_flush(int rank);
-/* Wait until the AM requests already sent to rank are applied and its gets
- * answered, keeping refusals for the next quiet (direct-path ordering). */
-int tlm_core_flush_am(int rank);
-
-/* Has rank left the job (its finalize failed, it sent LEAVE)?  Then it
- * answers nothing more: a wait on it ends with TELEMEM_ERR_PEER_DEAD. */
-static inline bool tlm_core_peer_left(int rank)
-{
-    return tlm_core.peers[rank].left;
-}
-
-/* Target side of refused put-like requests (h = the fragment header):
- * ACK with status after the last fragment when the request wants one,
- * else one NACK for the first fragment. */
-void tlm_core_refuse(int src, const tlm_am_frag_hdr_t *h, bool last,
-                     int status);
-void tlm_core_send_ack(int src, uint32_t id, int status);
-/* Wire ids of ops (slot + generation) and back. */
-uint32_t tlm_core_wire_id(uint32_t idx);
-tlm_op_t *tlm_core_op_from_wire(uint32_t id, int kind, uint32_t *idx_p);
-void tlm_core_protocol_error(int src, const char *what, size_t len);
-/* Handle for a new op. */
-int tlm_core_new_handle(uint32_t idx, telemem_handle_t *h);
-/* Wait for an op to be done (blocking forms); frees it; its status. */
-int tlm_core_op_wait(uint32_t idx);
-/* The same, watching the liveness of peer instead (all ranks when < 0). */
-int tlm_core_op_wait_peer(uint32_t idx, int peer);
-/* Start a get-like op: a request (hdr + data) whose answer is GET_REP
- * stream(s) or ACK; the caller set op fields first via *op_p. */
-int tlm_core_get_alloc(int rank, bool nbi, tlm_op_t **op_p, uint32_t *idx_p);
-void tlm_core_get_started(tlm_op_t *op);
-/* The pack callback of tlm_pack_src_t streams (am engine signature). */
-void tlm_core_pack_strided(void *arg, void *dst, size_t off, size_t len);
-void tlm_core_pack_vector(void *arg, void *dst, size_t off, size_t len);
-/* Modes of the put-like and get-like front ends. */
-enum { TLM_MODE_BLOCK = 0, TLM_MODE_NB, TLM_MODE_NBI };
-/* Send a packed put-like stream (hdr + total bytes from src) in mode:
- * blocking (src may be on the stack), nb (src inside the op, handle set),
- * nbi (src copied).  TELEMEM_OK or an error. */
-int tlm_core_put_packed(int rank, int mode, void *hdr, size_t hdr_len,
-                        size_t total, uint32_t align, tlm_am_pack_fn_t pack,
-                        tlm_pack_src_t *src, telemem_handle_t *h);
-
-/* Accumulate header part (core_packed.c), shared by strided and vector
- * accumulates: after the fragment header, the scale in 16 bytes. */
-#define TLM_ACC_SCALE_BYTES 16u
-/* An accumulate's element type as the internal argument, where -1 means a
- * plain put: a negative user value must not turn into one. */
-int tlm_core_acc_arg(telemem_type_t t);
-/* Known type, non-NULL scale, len a multiple of the element size. */
-int tlm_core_check_acc(const char *what, int type, const void *scale,
-                       size_t len);
-/* Initiator: append the scale of acc (>= 0) at hdr + *hl, advance *hl and
- * return the fragment alignment (element size); 1 for a plain put. */
-uint32_t tlm_core_acc_hdr_put(void *hdr, size_t *hl, int acc,
-                              const void *scale);
-/* Target: the scale of acc (>= 0) after *hl bytes of msg, advancing *hl
- * and setting *es; NULL (protocol error) for an unknown type or a short
- * message.  For acc < 0 returns NULL with *es = 1 and *hl unchanged. */
-const void *tlm_core_acc_hdr_get(int acc, const void *msg, size_t len,
-                                 size_t *hl, size_t *es);
-
 /* core_strided.c, core_vector.c, core_atomic.c, core_mutex.c */
 void tlm_core_strided_init(void);
 void tlm_core_vector_init(void);
@@ -317,22 +235,5 @@ void tlm_core_mem_fini(void);
 /* core_am_api.c */
 int tlm_core_am_init(void);
 void tlm_core_am_fini(void);
-/* Reassembly memory per source (docs/hardening.md, F1): every buffer a
- * receiver allocates because a header announced a total (fragmented AM,
- * early collective message, vector list) is charged to its source first.
- * A source may hold at most TLM_CORE_REASM_MAX bytes in
- * TLM_CORE_REASM_MAX_ENTRIES buffers; reserve logs and returns
- * TELEMEM_ERR_PROTOCOL beyond that (nothing charged).  Senders refuse
- * payloads that could never fit (TELEMEM_ERR_INVALID_ARG). */
-#define TLM_CORE_REASM_MAX ((size_t)1 << 30)
-#define TLM_CORE_REASM_MAX_ENTRIES 65536u
-int tlm_core_reasm_reserve(int src, uint64_t bytes, const char *what);
-void tlm_core_reasm_release(int src, size_t bytes);
-size_t tlm_core_reasm_held(int src);
-size_t tlm_core_reasm_max(void);
-/* Tests only (fuzz harness): a smaller cap for this process. */
-void tlm_core_reasm_set_max(size_t bytes);
-
-#include "core/core_wait.h"
 
 #endif

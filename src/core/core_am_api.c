@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/core_engine.h"
+#include "core/core_am_api.h"
+#include "core/core_region.h"
 
 struct telemem_am_token {
     int src;
@@ -423,11 +425,8 @@ static int am_request(const char *what, int rank, int id, const void *payload,
     int rc = tlm_core_check_comm();
     if (rc != TELEMEM_OK)
         return rc;
-    if (rank < 0 || rank >= tlm_core.nranks) {
-        tlm_error("%s: rank %d out of range [0, %d)", what, rank,
-                  tlm_core.nranks);
-        return TELEMEM_ERR_INVALID_ARG;
-    }
+    if ((rc = tlm_core_check_rank(what, rank)) != TELEMEM_OK)
+        return rc;
     rc = check_msg(what, id, payload, bytes, args, nargs);
     if (rc == TELEMEM_OK)
         rc = check_reasm(what, remote_dst, bytes);

@@ -8,7 +8,10 @@
  * location is atomic. */
 #include <string.h>
 
-#include "core/core.h"
+#include "core/core_engine.h"
+#include "core/core_direct.h"
+#include "core/core_packed.h"
+#include "core/core_region.h"
 #include "core/core_direct.h"
 
 

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/core_engine.h"
+#include "core/core_am_api.h"
 
 typedef struct tlm_coll_msg {
     struct tlm_coll_msg *next;

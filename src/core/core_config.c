@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "telemem.h"
 #include "core/core_config.h"
 #include "util/log.h"
+#include "util/profile_path.h"
 #include "util/util.h"
 
 extern char **environ;
@@ -45,6 +45,19 @@ static const centry_t entries[] = {
      TLM_CFG_DOC(__VA_ARGS__), offsetof(tlm_config_t, name)},
 #include "core/config_table.h"
 #undef TLM_CONFIG
+};
+
+/* The other libraries' variables a layer consults (TLM_CONFIG_ENV rows). */
+static const struct {
+    const char *name;
+    size_t offset;
+} foreign[] = {
+#define TLM_CONFIG(name, type, ...)
+#define TLM_CONFIG_ENV(name) {#name, offsetof(tlm_config_t, name)},
+#include "core/config_table.h"
+#undef TLM_CONFIG_ENV
+#undef TLM_CONFIG
+    {NULL, 0} /* keeps the list non-empty in a build that has none */
 };
 
 static const char *const type_forms[] = {
@@ -249,6 +262,9 @@ int tlm_core_config_init(tlm_config_t *cfg)
             rc = TELEMEM_ERR_CONFIG;
         }
     }
+    for (size_t i = 0; foreign[i].name; i++)
+        *(const char **)(void *)((char *)cfg + foreign[i].offset) =
+            getenv(foreign[i].name);
     for (char **ep = environ; ep && *ep; ep++) {
         if (strncmp(*ep, "TELEMEM_", 8) != 0)
             continue;
@@ -308,31 +324,8 @@ void tlm_core_config_append(const char *text)
 bool tlm_core_config_profile_path(const tlm_config_t *cfg, char *buf,
                                   size_t n)
 {
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    int k;
-    if (cfg->DIRECT_PROFILE && cfg->DIRECT_PROFILE[0])
-        k = snprintf(buf, n, "%s", cfg->DIRECT_PROFILE);
-    else if (xdg && xdg[0])
-        k = snprintf(buf, n, "%s/telemem/direct.profile", xdg);
-    else if (home && home[0])
-        k = snprintf(buf, n, "%s/.cache/telemem/direct.profile", home);
-    else
-        return false;
-    return k > 0 && (size_t)k < n;
-}
-
-bool tlm_core_config_rxm_rx_size(const tlm_config_t *cfg, char *buf,
-                                  size_t n)
-{
-    const char *srx = getenv("FI_OFI_RXM_USE_SRX");
-    bool srx_off = srx && (!strcmp(srx, "0") || !strcasecmp(srx, "off") ||
-                           !strcasecmp(srx, "false") ||
-                           !strcasecmp(srx, "no"));
-    if (cfg->OFI_RXM_RX_SIZE <= 0 || srx_off ||
-        getenv("FI_OFI_RXM_MSG_RX_SIZE"))
-        return false;
-    int k = snprintf(buf, n, "%ld", (long)cfg->OFI_RXM_RX_SIZE);
-    return k > 0 && (size_t)k < n;
+    return tlm_util_profile_path(cfg->DIRECT_PROFILE, getenv("XDG_CACHE_HOME"),
+                                 getenv("HOME"), buf, n);
 }
 
 void tlm_core_config_fini(void)

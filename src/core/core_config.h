@@ -14,9 +14,16 @@
 #define TLM_CFG_T_LOGLEVEL int
 #define TLM_CFG_T_SECRET const char *
 
+/* Every layer's settings (the backends' rows included: config_table.h
+ * collects them), and the other libraries' variables a layer consults
+ * (TLM_CONFIG_ENV: NULL when unset).  The backends read it as
+ * tlm_transport_params_t.config; this header is the one of core they
+ * include. */
 typedef struct tlm_config {
 #define TLM_CONFIG(name, type, ...) TLM_CFG_T_##type name;
+#define TLM_CONFIG_ENV(name) const char *name;
 #include "core/config_table.h"
+#undef TLM_CONFIG_ENV
 #undef TLM_CONFIG
 } tlm_config_t;
 
@@ -32,11 +39,6 @@ void tlm_core_config_append(const char *text);
 /* Where the direct-path calibration profile is: TELEMEM_DIRECT_PROFILE,
  * else $XDG_CACHE_HOME/telemem/direct.profile, else
  * $HOME/.cache/telemem/direct.profile.  False when none can be named. */
-/* The value to give libfabric's FI_OFI_RXM_MSG_RX_SIZE (TELEMEM_OFI_RXM_RX_SIZE)
- * in buf: false when it is to be left alone (0, the user set it, or rxm's
- * shared receive pool is off). */
-bool tlm_core_config_rxm_rx_size(const tlm_config_t *cfg, char *buf,
-                                  size_t n);
 bool tlm_core_config_profile_path(const tlm_config_t *cfg, char *buf,
                                   size_t n);
 /* A launcher variable (PMIX_NAMESPACE, PMI_FD, SLURM_STEP_NUM_TASKS, ...:

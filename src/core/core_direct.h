@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "backends/direct.h"
+#include "core/core.h"
 #include "pack/pack.h"
 
 /* Internal answers of the direct front ends: not taken, use the AM path;
@@ -42,15 +43,33 @@ int tlm_core_direct_atomic(int rank, int op, unsigned width, uintptr_t addr,
 int tlm_core_direct_atomic_express(int rank, int op, unsigned width,
                                    uintptr_t addr, uint64_t operand,
                                    uint64_t compare, uint64_t *old);
-/* Contiguous put (write) or get of n bytes to / from rank (mode: the
- * TLM_MODE_* of the caller).  TELEMEM_OK when done (or started, nbi),
- * TLM_DIRECT_DECLINED when the AM path must carry it, or an error. */
-int tlm_core_direct_rma(int rank, bool write, void *remote, void *local,
-                        size_t n, int mode);
-/* A strided patch d (remote base, local base) as a block-stride chain;
- * declined unless the rows are long enough (or TELEMEM_DIRECT=always). */
-int tlm_core_direct_strided(int rank, bool write, const tlm_pack_desc_t *d,
-                            void *remote, void *local, int mode);
+/* ---- the one dispatch point -------------------------------------------
+ * Every put- or get-like operation asks here "direct or polling for this
+ * transfer?" and hands over: first the inline check (is the transfer at
+ * least the peer's threshold, or has the peer's driver operations in
+ * flight that the AM path must follow?), then, when it says so, route. */
+typedef struct tlm_core_xfer {
+    bool write;                /* put-like (true) or get-like */
+    void *remote, *local;      /* the bases of the transfer */
+    size_t n;                  /* contiguous bytes, when d is NULL */
+    const tlm_pack_desc_t *d;  /* a strided patch, or NULL */
+} tlm_core_xfer_t;
+
+static inline bool tlm_core_direct_wanted(int rank, size_t bytes)
+{
+    const tlm_core_peer_t *p = &tlm_core.peers[rank];
+    return TLM_UNLIKELY(bytes >= p->direct_min || p->direct_busy);
+}
+
+/* The direct path carries x to rank when the driver takes it (long
+ * enough: the thresholds; a strided patch as a block-stride chain when its
+ * rows are): its status then (TELEMEM_OK when done, or started for nbi; a
+ * range the peer does not expose is reported as the target's refusal,
+ * tlm_core_refused, with handle h for nb).  Else TLM_DIRECT_DECLINED once
+ * the driver's earlier operations to rank are complete: the AM path
+ * carries x, in issue order.  mode: TLM_MODE_* of the caller. */
+int tlm_core_direct_route(int rank, const tlm_core_xfer_t *x, int mode,
+                          telemem_handle_t *h);
 
 /* Before an AM operation to rank when its direct_busy is set: complete
  * the driver's operations (async drivers; keeps issue order). */

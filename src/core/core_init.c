@@ -6,7 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/core.h"
+#include "core/core_am_api.h"
+#include "core/core_direct.h"
+#include "core/core_engine.h"
+#include "core/core_region.h"
 #include "tlm_build_config.h"
 
 tlm_core_t tlm_core;
@@ -40,19 +43,6 @@ const char *telemem_config_string(void)
     return tlm_core.initialized ? tlm_core_config_string() : "";
 }
 
-/* ---- a rank that left (its finalize gave up) ---------------------------- */
-
-static void on_leave(int src, const void *msg, size_t len)
-{
-    const tlm_am_hdr_t *h = msg;
-    if (len != sizeof(*h))
-        return tlm_core_protocol_error(src, "leave", len);
-    /* info: the rank that gave up has logged why */
-    tlm_info("rank %d left the job: %s", src,
-             telemem_strerror((int16_t)h->aux));
-    tlm_core.peers[src].left = true;
-}
-
 /* ---- waiting (core_wait.c) ---------------------------------------------- */
 
 int telemem_poll(void)
@@ -82,11 +72,9 @@ int telemem_rank_alive(int rank)
     TLM_API_GUARD();
     if (!tlm_core.initialized)
         return TELEMEM_ERR_NOT_INITIALIZED;
-    if (rank < 0 || rank >= tlm_core.nranks) {
-        tlm_error("rank_alive: rank %d out of range [0, %d)", rank,
-                  tlm_core.nranks);
-        return TELEMEM_ERR_INVALID_ARG;
-    }
+    int rc = tlm_core_check_rank("rank_alive", rank);
+    if (rc != TELEMEM_OK)
+        return rc;
     if (rank == tlm_core.rank)
         return TELEMEM_OK;
     return tlm_am_peer_alive(rank) == TELEMEM_OK ? TELEMEM_OK
@@ -123,12 +111,12 @@ static int find_same_node(bool *same)
     int rc;
     host_id(me, sizeof(me));
     snprintf(key, sizeof(key), "host.%d", tlm_core.rank);
-    rc = tlm_core_boot_put(tlm_core.boot, key, me, strlen(me) + 1);
+    rc = tlm_boot_put(tlm_core.boot, key, me, strlen(me) + 1);
     if (rc == TELEMEM_OK)
-        rc = tlm_core_boot_fence(tlm_core.boot);
+        rc = tlm_boot_fence(tlm_core.boot);
     for (int r = 0; rc == TELEMEM_OK && r < tlm_core.nranks; r++) {
         snprintf(key, sizeof(key), "host.%d", r);
-        rc = tlm_core_boot_get(tlm_core.boot, key, other, sizeof(other), &len);
+        rc = tlm_boot_get(tlm_core.boot, key, other, sizeof(other), &len);
         same[r] = rc == TELEMEM_OK && strcmp(me, other) == 0;
     }
     return rc;
@@ -138,15 +126,8 @@ static int find_same_node(bool *same)
  * the job is joined. */
 static tlm_transport_params_t transport_params(void)
 {
-    static char rxm[24];
-    if (!tlm_core_config_rxm_rx_size(&tlm_core.cfg, rxm, sizeof(rxm)))
-        rxm[0] = '\0';
     tlm_transport_params_t p = {
-        .shm_buf_size = tlm_core.cfg.SHM_BUF_SIZE,
-        .shm_buf_count = tlm_core.cfg.SHM_BUF_COUNT,
-        .shm_ring = tlm_core.cfg.SHM_RING,
-        .ofi_provider = tlm_core.cfg.OFI_PROVIDER,
-        .ofi_rxm_rx_size = rxm,
+        .config = &tlm_core.cfg,
         .direct = strcmp(tlm_core.cfg.DIRECT, "never") != 0,
         .direct_cma = tlm_core.cfg.DIRECT_CMA,
         .reg_cache_max = tlm_core.cfg.REG_CACHE_MAX,
@@ -172,7 +153,7 @@ static int open_transports(void)
     p.rank = tlm_core.rank;
     p.size = n;
     p.boot = tlm_core.boot;
-    p.jobid = tlm_core_boot_jobid(tlm_core.boot);
+    p.jobid = tlm_boot_jobid(tlm_core.boot);
     p.same_node = same;
     if (rc == TELEMEM_OK)
         rc = tlm_backend_open_all(tlm_core.cfg.TRANSPORT, &p,
@@ -194,7 +175,7 @@ static bool left_launched_job;
 
 static void teardown(void)
 {
-    if (tlm_core.boot && tlm_core_boot_launched(tlm_core.boot))
+    if (tlm_core.boot && tlm_boot_launched(tlm_core.boot))
         left_launched_job = true;
     tlm_core_am_fini();
     tlm_core_direct_fini();
@@ -207,7 +188,7 @@ static void teardown(void)
     tlm_core_region_fini();
     free(tlm_core.peers);
     if (tlm_core.boot)
-        tlm_core_boot_close(tlm_core.boot);
+        tlm_boot_close(tlm_core.boot);
     tlm_core_wait_fini();
     tlm_core_config_fini();
     memset(&tlm_core, 0, sizeof(tlm_core));
@@ -280,13 +261,13 @@ static int initialize(int level, bool progress_thread)
         .mode = c->BOOTSTRAP,
         .env = tlm_core_config_launcher_env,
     };
-    rc = tlm_core_boot_open(&bp, &tlm_core.boot);
+    rc = tlm_boot_open(&bp, &tlm_core.boot);
     if (rc != TELEMEM_OK) {
         tlm_core.boot = NULL;
         goto err;
     }
-    tlm_core.rank = tlm_core_boot_rank(tlm_core.boot);
-    tlm_core.nranks = tlm_core_boot_size(tlm_core.boot);
+    tlm_core.rank = tlm_boot_rank(tlm_core.boot);
+    tlm_core.nranks = tlm_boot_size(tlm_core.boot);
     tlm_util_log_set_rank(tlm_core.rank);
     tlm_core.peers = calloc((size_t)tlm_core.nranks, sizeof(tlm_core_peer_t));
     if (!tlm_core.peers) {
@@ -298,13 +279,13 @@ static int initialize(int level, bool progress_thread)
         rc = open_transports();
     if (rc != TELEMEM_OK)
         goto err;
+    tlm_core_engine_init();
     tlm_core_rma_init();
     tlm_core_strided_init();
     tlm_core_vector_init();
     tlm_core_atomic_init();
     tlm_core_mutex_init();
     tlm_core_coll_init();
-    tlm_am_set_handler(TLM_AM_LEAVE, on_leave);
     rc = tlm_core_direct_init();
     if (rc == TELEMEM_OK) {
         tlm_core_config_append(tlm_core_direct_string());

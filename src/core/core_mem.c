@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/core_direct.h"
+#include "core/core_region.h"
+#include "core/core_wait.h"
 
 typedef struct block {
     struct block *next;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/core_engine.h"
 
 enum { MX_LOCK = 1, MX_TRYLOCK = 2, MX_UNLOCK = 3 };
 

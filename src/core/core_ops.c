@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/core_ops.h"
+#include "core/core_wait.h"
 
 static int grow(void)
 {

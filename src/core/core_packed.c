@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/core_direct.h"
+#include "core/core_engine.h"
+#include "core/core_packed.h"
 
 void tlm_core_pack_strided(void *arg, void *dst, size_t off, size_t len)
 {

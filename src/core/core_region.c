@@ -1,10 +1,14 @@
 /* core_region.c - the region table: memory a target accepts requests for
  * (blocks of telemem_malloc_all and telemem_register ranges), sorted and
- * non-overlapping, with a last-hit cache; and telemem_register/deregister. */
+ * non-overlapping, with a last-hit cache; and telemem_register/deregister.
+ * It and direct_keys.c call each other: deregistering a range withdraws
+ * the keys peers hold for it, and a key request looks its range up here. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/core_direct.h"
+#include "core/core_region.h"
+#include "core/core_wait.h"
 
 /* Index of the last region with base <= addr, or -1. */
 static long find_floor(uintptr_t addr)

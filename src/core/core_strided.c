@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/core_engine.h"
+#include "core/core_direct.h"
+#include "core/core_packed.h"
+#include "core/core_region.h"
 
 /* Header of PUTS: fragment header, [scale (16 bytes) if accumulate], wire
  * descriptor of the remote side. */
@@ -22,11 +25,8 @@ static int strided_args(const char *what, int rank, const void *remote,
     int rc = tlm_core_check_comm();
     if (rc != TELEMEM_OK)
         return rc;
-    if (rank < 0 || rank >= tlm_core.nranks) {
-        tlm_error("%s: rank %d out of range [0, %d)", what, rank,
-                  tlm_core.nranks);
-        return TELEMEM_ERR_INVALID_ARG;
-    }
+    if ((rc = tlm_core_check_rank(what, rank)) != TELEMEM_OK)
+        return rc;
     if (levels < 0 || levels > TELEMEM_MAX_STRIDE_LEVELS || !count ||
         (levels > 0 && (!rstr || !lstr))) {
         tlm_error("%s: %s", what,
@@ -122,13 +122,11 @@ static int put_strided(const char *what, int mode, int rank, int acc_type,
                                                        h)
                                       : telemem_put_nbi(rank, remote, local, n);
     }
-    if (acc_type < 0 && src.d.total >= tlm_core.peers[rank].direct_min) {
+    if (acc_type < 0 && tlm_core_direct_wanted(rank, src.d.total)) {
         /* Long enough rows: a block-stride chain on the direct path. */
-        rc = tlm_core_direct_strided(rank, true, &src.d, remote,
-                                     (void *)(uintptr_t)local, mode);
-        if (rc == TLM_DIRECT_REFUSED)
-            return tlm_core_refused(rank, true, mode, h,
-                                    TELEMEM_ERR_OUT_OF_RANGE);
+        tlm_core_xfer_t x = {true, remote, (void *)(uintptr_t)local, 0,
+                             &src.d};
+        rc = tlm_core_direct_route(rank, &x, mode, h);
         if (rc != TLM_DIRECT_DECLINED)
             return rc;
     }
@@ -217,12 +215,9 @@ static int get_strided(const char *what, int mode, int rank, void *local,
                                                        h)
                                       : telemem_get_nbi(rank, local, remote, n);
     }
-    if (d.total >= tlm_core.peers[rank].direct_min) {
-        rc = tlm_core_direct_strided(rank, false, &d, (void *)remote, local,
-                                     mode);
-        if (rc == TLM_DIRECT_REFUSED)
-            return tlm_core_refused(rank, false, mode, h,
-                                    TELEMEM_ERR_OUT_OF_RANGE);
+    if (tlm_core_direct_wanted(rank, d.total)) {
+        tlm_core_xfer_t x = {false, (void *)remote, local, 0, &d};
+        rc = tlm_core_direct_route(rank, &x, mode, h);
         if (rc != TLM_DIRECT_DECLINED)
             return rc;
     }

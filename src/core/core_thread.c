@@ -9,7 +9,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/core_wait.h"
 
 static pthread_mutex_t big_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uintptr_t owner; /* the holding thread's token, 0 if free */

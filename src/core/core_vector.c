@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
+#include "core/core_engine.h"
+#include "core/core_am_api.h"
+#include "core/core_packed.h"
+#include "core/core_region.h"
 
 #define REC_BYTES 16u
 
@@ -35,11 +38,8 @@ static int vec_args(const char *what, int rank, int mode, telemem_handle_t *h,
     int rc = tlm_core_check_comm();
     if (rc != TELEMEM_OK)
         return rc;
-    if (rank < 0 || rank >= tlm_core.nranks) {
-        tlm_error("%s: rank %d out of range [0, %d)", what, rank,
-                  tlm_core.nranks);
-        return TELEMEM_ERR_INVALID_ARG;
-    }
+    if ((rc = tlm_core_check_rank(what, rank)) != TELEMEM_OK)
+        return rc;
     if (mode == TLM_MODE_NB && !h) {
         tlm_error("%s: handle pointer is NULL", what);
         return TELEMEM_ERR_INVALID_ARG;

@@ -5,7 +5,9 @@
  * it skips the spin while the node has more runnable threads than CPUs or
  * while spinning does not pay.  Also the bounded wait of every blocking
  * call (TELEMEM_TIMEOUT, liveness) and the wake-up of this process's
- * other sleeping threads.  docs/wait.md describes the protocol. */
+ * other sleeping threads.  docs/wait.md describes the protocol.  It and
+ * core_thread.c call each other: a wait drops the big lock between polls,
+ * and the progress thread waits as a wait does. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/core.h"
+#include "core/core_wait.h"
 
 /* Phase of a wait, in the top bits of w->idle; the low bits count the
  * empty polls of the phase.  ARMED: the transports were armed and the

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "telemem.h"
+#include "core/core.h"
 
 /* The public telemem_wait_t, which telemem_wait_poll() steps the same way
  * as the library's own waits.  Its private int `idle` holds the phase of

@@ -19,6 +19,7 @@
 
 #include "am/am.h"
 #include "core/core.h"
+#include "core/core_am_api.h"
 
 #define H_DATA 10 /* counts runs, checks the 16-byte pattern */
 #define H_DONE 11 /* rank 1: "all crafted messages of this phase sent" */

@@ -29,6 +29,7 @@
 #include "telemem.h"
 #include "am/am.h"
 #include "core/core.h"
+#include "core/core_am_api.h"
 
 #define REGION 4096
 #define GUARD 4096

@@ -29,7 +29,7 @@
 #include <sys/wait.h>
 
 #include "tt.h"
-#include "core/core_boot_wire.h"
+#include "boot/boot_wire.h"
 
 #define FLOOD 1500
 

@@ -1,6 +1,6 @@
 /* launcher_pmi.c - tests of the launcher adapters and their choice
- * (core_boot_select.c, core_boot_text.c, core_boot_pmi1.c, PMI-2, PMIx)
- * through core_boot.h.  Modes:
+ * (boot_select.c, boot_text.c, boot_pmi1.c, PMI-2, PMIx)
+ * through boot.h.  Modes:
  *   kvs N          started by another launcher (TELEMEM_BOOTSTRAP chooses,
  *                  as in the library): N ranks, the launcher's ranks, and
  *                  put / fence / get of binary values of every size
@@ -22,9 +22,9 @@
 #include <unistd.h>
 
 #include "telemem.h"
-#include "core/core_boot.h"
-#include "core/core_boot_select.h"
-#include "core/core_boot_text.h"
+#include "boot/boot.h"
+#include "boot/boot_select.h"
+#include "boot/boot_text.h"
 #include "tlm_build_config.h"
 #include "util/log.h"
 
@@ -72,8 +72,8 @@ static tlm_boot_t *join_launched(double timeout)
                            .mode = getenv("TELEMEM_BOOTSTRAP"),
                            .env = real_env};
     tlm_boot_t *b;
-    check(tlm_core_boot_open(&p, &b), TELEMEM_OK, "open");
-    g_rank = tlm_core_boot_rank(b);
+    check(tlm_boot_open(&p, &b), TELEMEM_OK, "open");
+    g_rank = tlm_boot_rank(b);
     tlm_util_log_set_rank(g_rank);
     return b;
 }
@@ -99,7 +99,7 @@ static void long_key(char *key, size_t cap, int r)
 static void check_rank(const tlm_boot_t *b, int want)
 {
     const char *vars[] = {"PMI_RANK", "PMIX_RANK", "PMI_ID", "SLURM_PROCID"};
-    int rank = tlm_core_boot_rank(b), size = tlm_core_boot_size(b);
+    int rank = tlm_boot_rank(b), size = tlm_boot_size(b);
     if (size != want)
         fail("size %d, the launcher started %d", size, want);
     for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
@@ -117,14 +117,14 @@ static void put_all(tlm_boot_t *b, int rank, unsigned char *buf)
     for (size_t i = 0; i < NSIZES; i++) {
         snprintf(key, sizeof(key), "s%zu.%d", i, rank);
         pattern(buf, sizes[i], (unsigned)(rank * 100 + (int)i));
-        check(tlm_core_boot_put(b, key, buf, sizes[i]), TELEMEM_OK, key);
+        check(tlm_boot_put(b, key, buf, sizes[i]), TELEMEM_OK, key);
     }
     long_key(key, sizeof(key), rank);
     pattern(buf, 3000, (unsigned)rank + 7777u);
-    check(tlm_core_boot_put(b, key, buf, 3000), TELEMEM_OK, "long key");
-    const char *jobid = tlm_core_boot_jobid(b);
+    check(tlm_boot_put(b, key, buf, 3000), TELEMEM_OK, "long key");
+    const char *jobid = tlm_boot_jobid(b);
     snprintf(key, sizeof(key), "j.%d", rank);
-    check(tlm_core_boot_put(b, key, jobid, strlen(jobid) + 1), TELEMEM_OK,
+    check(tlm_boot_put(b, key, jobid, strlen(jobid) + 1), TELEMEM_OK,
           "put jobid");
 }
 
@@ -137,56 +137,56 @@ static void get_all(tlm_boot_t *b, int r, unsigned char *want,
         snprintf(key, sizeof(key), "s%zu.%d", i, r);
         pattern(want, sizes[i], (unsigned)(r * 100 + (int)i));
         len = 12345;
-        check(tlm_core_boot_get(b, key, got, 65536, &len), TELEMEM_OK, key);
+        check(tlm_boot_get(b, key, got, 65536, &len), TELEMEM_OK, key);
         if (len != sizes[i] || memcmp(got, want, len) != 0)
             fail("%s: %zu bytes back, %zu put, or they differ", key, len,
                  sizes[i]);
     }
     long_key(key, sizeof(key), r);
     pattern(want, 3000, (unsigned)r + 7777u);
-    check(tlm_core_boot_get(b, key, got, 65536, &len), TELEMEM_OK,
+    check(tlm_boot_get(b, key, got, 65536, &len), TELEMEM_OK,
           "get long key");
     if (len != 3000 || memcmp(got, want, len) != 0)
         fail("long key of rank %d: value differs", r);
     snprintf(key, sizeof(key), "j.%d", r);
-    check(tlm_core_boot_get(b, key, got, 65536, &len), TELEMEM_OK, key);
-    if (strcmp((char *)got, tlm_core_boot_jobid(b)) != 0)
+    check(tlm_boot_get(b, key, got, 65536, &len), TELEMEM_OK, key);
+    if (strcmp((char *)got, tlm_boot_jobid(b)) != 0)
         fail("rank %d has job id %s, this rank %s", r, (char *)got,
-             tlm_core_boot_jobid(b));
+             tlm_boot_jobid(b));
 }
 
 static int mode_kvs(int want)
 {
     static unsigned char buf[65536], got[65536];
     tlm_boot_t *b = join_launched(60);
-    int rank = tlm_core_boot_rank(b), size = tlm_core_boot_size(b);
+    int rank = tlm_boot_rank(b), size = tlm_boot_size(b);
     check_rank(b, want);
     put_all(b, rank, buf);
-    check(tlm_core_boot_fence(b), TELEMEM_OK, "fence 1");
+    check(tlm_boot_fence(b), TELEMEM_OK, "fence 1");
     for (int r = 0; r < size; r++)
         get_all(b, r, buf, got);
     size_t len = 0;
-    check(tlm_core_boot_get(b, "s19.0", got, 10, &len),
+    check(tlm_boot_get(b, "s19.0", got, 10, &len),
           TELEMEM_ERR_INVALID_ARG, "get into a small buffer");
     if (len != 65536)
         fail("small buffer: length %zu, expected 65536", len);
-    check(tlm_core_boot_get(b, "nokey.0", got, sizeof(got), &len),
+    check(tlm_boot_get(b, "nokey.0", got, sizeof(got), &len),
           TELEMEM_ERR_NOT_FOUND, "get missing");
     /* a second round: values put after fence 1 are seen after fence 2 */
     char key[64];
     snprintf(key, sizeof(key), "r2.%d", rank);
-    check(tlm_core_boot_put(b, key, &rank, sizeof(rank)), TELEMEM_OK, key);
-    check(tlm_core_boot_fence(b), TELEMEM_OK, "fence 2");
+    check(tlm_boot_put(b, key, &rank, sizeof(rank)), TELEMEM_OK, key);
+    check(tlm_boot_fence(b), TELEMEM_OK, "fence 2");
     for (int r = 0; r < size; r++) {
         int v = -1;
         snprintf(key, sizeof(key), "r2.%d", r);
-        check(tlm_core_boot_get(b, key, &v, sizeof(v), &len), TELEMEM_OK,
+        check(tlm_boot_get(b, key, &v, sizeof(v), &len), TELEMEM_OK,
               key);
         if (len != sizeof(v) || v != r)
             fail("%s: got %d", key, v);
     }
-    check(tlm_core_boot_fence(b), TELEMEM_OK, "last fence");
-    tlm_core_boot_close(b);
+    check(tlm_boot_fence(b), TELEMEM_OK, "last fence");
+    tlm_boot_close(b);
     if (tlm_util_log_count(TLM_LOG_ERROR) || tlm_util_log_count(TLM_LOG_WARN))
         fail("unexpected log lines");
     printf("launcher_pmi: rank %d of %d: store ok\n", rank, size);
@@ -200,8 +200,8 @@ static int mode_exit(int who, int code)
     tlm_boot_t *b = join_launched(0);
     if (g_rank == who)
         exit(code);
-    int rc = tlm_core_boot_fence(b);
-    tlm_core_boot_close(b);
+    int rc = tlm_boot_fence(b);
+    tlm_boot_close(b);
     return rc == TELEMEM_OK ? 0 : 1;
 }
 
@@ -209,12 +209,12 @@ static int mode_abort(int who, int code)
 {
     tlm_boot_t *b = join_launched(0);
     if (g_rank == who) {
-        tlm_core_boot_abort(b, code, "launcher_pmi aborts on purpose");
+        tlm_boot_abort(b, code, "launcher_pmi aborts on purpose");
         for (;;)
             pause(); /* the launcher ends the job */
     }
-    check(tlm_core_boot_fence(b), TELEMEM_OK, "fence"); /* never returns */
-    tlm_core_boot_close(b);
+    check(tlm_boot_fence(b), TELEMEM_OK, "fence"); /* never returns */
+    tlm_boot_close(b);
     return 0;
 }
 
@@ -443,7 +443,7 @@ static int mode_select(void)
         const tlm_boot_adapter_ops_t *ops = (void *)&ops;
         fake_vars = c->vars;
         tlm_log_level = c->status == TELEMEM_OK ? lvl : -1;
-        int rc = tlm_core_boot_select(c->mode, c->kvs, fake_env, &ops);
+        int rc = tlm_boot_select(c->mode, c->kvs, fake_env, &ops);
         tlm_log_level = lvl;
         const char *name = ops ? ops->name : NULL;
         if (rc != c->status ||
@@ -467,7 +467,7 @@ static int mode_select(void)
         tlm_boot_t *b;
         fake_vars = envs[i];
         tlm_log_level = -1;
-        check(tlm_core_boot_open(&p, &b), TELEMEM_ERR_BOOTSTRAP,
+        check(tlm_boot_open(&p, &b), TELEMEM_ERR_BOOTSTRAP,
               "pmi1 open without a usable PMI_FD");
         tlm_log_level = lvl;
     }
@@ -611,7 +611,7 @@ static tlm_boot_t *fake_open(enum fault f, double timeout, pid_t *pid_p,
     int lvl = tlm_log_level;
     if (want != TELEMEM_OK)
         tlm_log_level = -1;
-    check(tlm_core_boot_open(&p, &b), want, "open against a fake server");
+    check(tlm_boot_open(&p, &b), want, "open against a fake server");
     tlm_log_level = lvl;
     return b;
 }
@@ -624,17 +624,17 @@ static void fake_session(void)
     pid_t pid;
     int fd;
     tlm_boot_t *b = fake_open(F_NONE, 10, &pid, &fd, TELEMEM_OK);
-    if (tlm_core_boot_size(b) != 1 || tlm_core_boot_rank(b) != 0 ||
-        tlm_core_boot_jobid(b)[0] != 'm')
-        fail("fake open: rank %d of %d, job %s", tlm_core_boot_rank(b),
-             tlm_core_boot_size(b), tlm_core_boot_jobid(b));
+    if (tlm_boot_size(b) != 1 || tlm_boot_rank(b) != 0 ||
+        tlm_boot_jobid(b)[0] != 'm')
+        fail("fake open: rank %d of %d, job %s", tlm_boot_rank(b),
+             tlm_boot_size(b), tlm_boot_jobid(b));
     put_all(b, 0, buf);
-    check(tlm_core_boot_fence(b), TELEMEM_OK, "fake fence");
+    check(tlm_boot_fence(b), TELEMEM_OK, "fake fence");
     get_all(b, 0, buf, got);
     size_t len;
-    check(tlm_core_boot_get(b, "nokey.0", got, sizeof(got), &len),
+    check(tlm_boot_get(b, "nokey.0", got, sizeof(got), &len),
           TELEMEM_ERR_NOT_FOUND, "fake get missing");
-    tlm_core_boot_close(b);
+    tlm_boot_close(b);
     int st = end_fake(pid, fd);
     if (st != 0)
         fail("the fake server ended with status %d (9: a line over 1024 "
@@ -651,9 +651,9 @@ static void fake_abort(void)
     tlm_boot_t *b = fake_open(F_NONE, 10, &pid, &fd, TELEMEM_OK);
     int lvl = tlm_log_level;
     tlm_log_level = -1;
-    tlm_core_boot_abort(b, 42, "on purpose");
+    tlm_boot_abort(b, 42, "on purpose");
     tlm_log_level = lvl;
-    tlm_core_boot_close(b); /* no finalize after an abort */
+    tlm_boot_close(b); /* no finalize after an abort */
     int st = end_fake(pid, fd);
     if (st != 42)
         fail("abort: the fake server ended with %d, not 42", st);
@@ -674,13 +674,13 @@ static void fake_fault(enum fault f)
     size_t len;
     int lvl = tlm_log_level;
     tlm_log_level = -1;
-    check(tlm_core_boot_put(b, "x.0", "1", 1), TELEMEM_OK, "put");
-    check(tlm_core_boot_fence(b), TELEMEM_ERR_TIMED_OUT,
+    check(tlm_boot_put(b, "x.0", "1", 1), TELEMEM_OK, "put");
+    check(tlm_boot_fence(b), TELEMEM_ERR_TIMED_OUT,
           "fence against a server that hangs");
-    check(tlm_core_boot_get(b, "x.0", v, sizeof(v), &len),
+    check(tlm_boot_get(b, "x.0", v, sizeof(v), &len),
           TELEMEM_ERR_BOOTSTRAP, "get after a lost fence");
     tlm_log_level = lvl;
-    tlm_core_boot_close(b);
+    tlm_boot_close(b);
     kill(pid, SIGKILL);
     end_fake(pid, fd);
 }

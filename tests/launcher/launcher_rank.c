@@ -1,5 +1,5 @@
 /* launcher_rank.c - the rank program of the launcher tests: drives the
- * bootstrap client (core_boot.c) in the ways launcher_check.sh checks. */
+ * bootstrap client (boot.c) in the ways launcher_check.sh checks. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "telemem.h"
-#include "core/core_boot.h"
-#include "core/core_boot_wire.h"
+#include "boot/boot.h"
+#include "boot/boot_wire.h"
 #include "util/log.h"
 #include "util/util.h"
 
@@ -85,8 +85,8 @@ static tlm_boot_t *join(double timeout)
 {
     tlm_boot_params_t p = params(timeout);
     tlm_boot_t *b;
-    check(tlm_core_boot_open(&p, &b), TELEMEM_OK, "open");
-    g_rank = tlm_core_boot_rank(b);
+    check(tlm_boot_open(&p, &b), TELEMEM_OK, "open");
+    g_rank = tlm_boot_rank(b);
     tlm_util_log_set_rank(g_rank);
     return b;
 }
@@ -122,8 +122,8 @@ static void write_file(const char *dir, const char *name, const char *fmt,
 static int mode_kvs(int light)
 {
     tlm_boot_t *b = join(60);
-    int rank = tlm_core_boot_rank(b), size = tlm_core_boot_size(b);
-    const char *jobid = tlm_core_boot_jobid(b);
+    int rank = tlm_boot_rank(b), size = tlm_boot_size(b);
+    const char *jobid = tlm_boot_jobid(b);
     const char *want_jobid = env("TELEMEM_JOBID");
     if (*env("TELEMEM_KVS") == '\0') {
         char s[32];
@@ -141,57 +141,57 @@ static int mode_kvs(int light)
     size_t len;
     snprintf(key, sizeof(key), "k%d", rank);
     snprintf(val, sizeof(val), "value of rank %d", rank);
-    check(tlm_core_boot_put(b, key, val, strlen(val) + 1), TELEMEM_OK, "put");
+    check(tlm_boot_put(b, key, val, strlen(val) + 1), TELEMEM_OK, "put");
     if (!light) {
         pattern(big, BIG, rank);
         snprintf(key, sizeof(key), "b%d", rank);
-        check(tlm_core_boot_put(b, key, big, BIG), TELEMEM_OK, "put big");
+        check(tlm_boot_put(b, key, big, BIG), TELEMEM_OK, "put big");
         snprintf(key, sizeof(key), "e%d", rank);
-        check(tlm_core_boot_put(b, key, NULL, 0), TELEMEM_OK, "put empty");
+        check(tlm_boot_put(b, key, NULL, 0), TELEMEM_OK, "put empty");
         /* the last put of a key wins */
-        check(tlm_core_boot_put(b, "same", "x", 1), TELEMEM_OK, "put same");
+        check(tlm_boot_put(b, "same", "x", 1), TELEMEM_OK, "put same");
         snprintf(key, sizeof(key), "o%d", rank);
-        check(tlm_core_boot_put(b, key, "old", 3), TELEMEM_OK, "put old");
-        check(tlm_core_boot_put(b, key, "new!", 4), TELEMEM_OK, "put new");
+        check(tlm_boot_put(b, key, "old", 3), TELEMEM_OK, "put old");
+        check(tlm_boot_put(b, key, "new!", 4), TELEMEM_OK, "put new");
     }
-    check(tlm_core_boot_fence(b), TELEMEM_OK, "fence 1");
+    check(tlm_boot_fence(b), TELEMEM_OK, "fence 1");
     int peers[3] = {(rank + 1) % size, (rank + size - 1) % size, 0};
     for (int i = 0; i < (light ? 3 : size); i++) {
         int r = light ? peers[i] : i;
         snprintf(key, sizeof(key), "k%d", r);
         snprintf(val, sizeof(val), "value of rank %d", r);
-        check(tlm_core_boot_get(b, key, got, sizeof(got), &len), TELEMEM_OK,
+        check(tlm_boot_get(b, key, got, sizeof(got), &len), TELEMEM_OK,
               key);
         if (len != strlen(val) + 1 || memcmp(got, val, len) != 0)
             fail("%s: got %zu bytes '%.*s'", key, len, (int)len, got);
         if (light)
             continue;
         snprintf(key, sizeof(key), "b%d", r);
-        check(tlm_core_boot_get(b, key, got, sizeof(got), &len), TELEMEM_OK,
+        check(tlm_boot_get(b, key, got, sizeof(got), &len), TELEMEM_OK,
               key);
         pattern(big, BIG, r);
         if (len != BIG || memcmp(got, big, BIG) != 0)
             fail("%s: 64 KiB value differs (len %zu)", key, len);
         snprintf(key, sizeof(key), "e%d", r);
         len = 99;
-        check(tlm_core_boot_get(b, key, NULL, 0, &len), TELEMEM_OK, key);
+        check(tlm_boot_get(b, key, NULL, 0, &len), TELEMEM_OK, key);
         if (len != 0)
             fail("%s: empty value has length %zu", key, len);
         snprintf(key, sizeof(key), "o%d", r);
-        check(tlm_core_boot_get(b, key, got, sizeof(got), &len), TELEMEM_OK,
+        check(tlm_boot_get(b, key, got, sizeof(got), &len), TELEMEM_OK,
               key);
         if (len != 4 || memcmp(got, "new!", 4) != 0)
             fail("%s: last put did not win", key);
     }
     if (!light) {
         /* too small a buffer: INVALID_ARG, and the length */
-        check(tlm_core_boot_get(b, "b0", got, 10, &len),
+        check(tlm_boot_get(b, "b0", got, 10, &len),
               TELEMEM_ERR_INVALID_ARG, "get into a small buffer");
         if (len != BIG)
             fail("small buffer: length %zu, expected %d", len, BIG);
-        check(tlm_core_boot_get(b, "no-such-key", got, sizeof(got), &len),
+        check(tlm_boot_get(b, "no-such-key", got, sizeof(got), &len),
               TELEMEM_ERR_NOT_FOUND, "get missing");
-        check(tlm_core_boot_get(b, "same", got, sizeof(got), &len),
+        check(tlm_boot_get(b, "same", got, sizeof(got), &len),
               TELEMEM_OK, "get same");
         /* bad arguments are caught before any I/O */
         char longkey[300];
@@ -199,29 +199,29 @@ static int mode_kvs(int light)
         longkey[sizeof(longkey) - 1] = '\0';
         int lvl = tlm_log_level;
         tlm_log_level = -1; /* these errors are expected */
-        check(tlm_core_boot_put(b, longkey, "x", 1), TELEMEM_ERR_INVALID_ARG,
+        check(tlm_boot_put(b, longkey, "x", 1), TELEMEM_ERR_INVALID_ARG,
               "put long key");
-        check(tlm_core_boot_put(b, "", "x", 1), TELEMEM_ERR_INVALID_ARG,
+        check(tlm_boot_put(b, "", "x", 1), TELEMEM_ERR_INVALID_ARG,
               "put empty key");
-        check(tlm_core_boot_put(b, "k", big, BIG + 1),
+        check(tlm_boot_put(b, "k", big, BIG + 1),
               TELEMEM_ERR_INVALID_ARG, "put oversize value");
         tlm_log_level = lvl;
         /* a second round: values put after fence 1 seen after fence 2 */
         snprintf(key, sizeof(key), "r2k%d", rank);
-        check(tlm_core_boot_put(b, key, &rank, sizeof(rank)), TELEMEM_OK,
+        check(tlm_boot_put(b, key, &rank, sizeof(rank)), TELEMEM_OK,
               "put round 2");
-        check(tlm_core_boot_fence(b), TELEMEM_OK, "fence 2");
+        check(tlm_boot_fence(b), TELEMEM_OK, "fence 2");
         for (int r = 0; r < size; r++) {
             int v = -1;
             snprintf(key, sizeof(key), "r2k%d", r);
-            check(tlm_core_boot_get(b, key, &v, sizeof(v), &len), TELEMEM_OK,
+            check(tlm_boot_get(b, key, &v, sizeof(v), &len), TELEMEM_OK,
                   key);
             if (len != sizeof(v) || v != r)
                 fail("%s: got %d", key, v);
         }
     }
-    check(tlm_core_boot_fence(b), TELEMEM_OK, "last fence");
-    tlm_core_boot_close(b);
+    check(tlm_boot_fence(b), TELEMEM_OK, "last fence");
+    tlm_boot_close(b);
     if (tlm_util_log_count(TLM_LOG_ERROR) || tlm_util_log_count(TLM_LOG_WARN))
         fail("unexpected log lines");
     return 0;
@@ -233,8 +233,8 @@ static int mode_exit(int who, int code)
     tlm_boot_t *b = join(0);
     if (g_rank == who)
         exit(code);
-    int rc = tlm_core_boot_fence(b);
-    tlm_core_boot_close(b);
+    int rc = tlm_boot_fence(b);
+    tlm_boot_close(b);
     return rc == TELEMEM_OK ? 0 : 1;
 }
 
@@ -260,17 +260,17 @@ static int mode_kill(const char *dir, int who)
     if (g_rank == who) {
         char shm[128];
         snprintf(shm, sizeof(shm), "/telemem-%s-test%d",
-                 tlm_core_boot_jobid(b), g_rank);
+                 tlm_boot_jobid(b), g_rank);
         int fd = shm_open(shm, O_CREAT | O_RDWR, 0600);
         if (fd < 0)
             fail("shm_open %s: %s", shm, strerror(errno));
         close(fd);
-        write_file(dir, "jobid", "%s\n", tlm_core_boot_jobid(b));
+        write_file(dir, "jobid", "%s\n", tlm_boot_jobid(b));
     }
-    check(tlm_core_boot_fence(b), TELEMEM_OK, "set-up fence");
+    check(tlm_boot_fence(b), TELEMEM_OK, "set-up fence");
     if (g_rank == who)
         raise(SIGKILL);
-    tlm_core_boot_fence(b); /* PEER_DEAD, or killed first */
+    tlm_boot_fence(b); /* PEER_DEAD, or killed first */
     sleep_forever();
     return 1;
 }
@@ -285,24 +285,24 @@ static int mode_keepgoing(const char *dir, int who, int code)
         exit(code);
     int lvl = tlm_log_level;
     tlm_log_level = -1; /* the fence's error line is expected */
-    int rc = tlm_core_boot_fence(b);
+    int rc = tlm_boot_fence(b);
     tlm_log_level = lvl;
     check(rc, TELEMEM_ERR_PEER_DEAD, "fence with a dead rank");
     /* a later fence fails the same way, at once */
     tlm_log_level = -1;
-    rc = tlm_core_boot_fence(b);
+    rc = tlm_boot_fence(b);
     tlm_log_level = lvl;
     check(rc, TELEMEM_ERR_PEER_DEAD, "second fence with a dead rank");
     /* the store still answers */
     size_t len;
     char v[8];
-    check(tlm_core_boot_put(b, "late", "ok", 3), TELEMEM_OK, "put after");
-    check(tlm_core_boot_get(b, "late", v, sizeof(v), &len), TELEMEM_OK,
+    check(tlm_boot_put(b, "late", "ok", 3), TELEMEM_OK, "put after");
+    check(tlm_boot_get(b, "late", v, sizeof(v), &len), TELEMEM_OK,
           "get after");
     nap(0.3); /* still alive: nobody killed us */
     snprintf(name, sizeof(name), "ok.%d", g_rank);
     write_file(dir, name, "ok\n");
-    tlm_core_boot_close(b);
+    tlm_boot_close(b);
     return 0;
 }
 
@@ -313,9 +313,9 @@ static int mode_abort(int who, int code)
     if (g_rank == who) {
         char why[64];
         snprintf(why, sizeof(why), "test abort from rank %d", g_rank);
-        tlm_core_boot_abort(b, code, why);
+        tlm_boot_abort(b, code, why);
     } else {
-        tlm_core_boot_fence(b);
+        tlm_boot_fence(b);
     }
     sleep_forever();
     return 1;
@@ -328,7 +328,7 @@ static int fence_patiently(tlm_boot_t *b)
     int lvl = tlm_log_level, rc = TELEMEM_ERR_TIMED_OUT;
     for (int i = 0; i < 100 && rc == TELEMEM_ERR_TIMED_OUT; i++) {
         tlm_log_level = -1;
-        rc = tlm_core_boot_fence(b);
+        rc = tlm_boot_fence(b);
         tlm_log_level = lvl;
     }
     return rc;
@@ -342,7 +342,7 @@ static int mode_timeout(void)
     char shm[128];
     size_t len;
     int v, rc, lvl = tlm_log_level;
-    snprintf(shm, sizeof(shm), "/telemem-%s-go", tlm_core_boot_jobid(b));
+    snprintf(shm, sizeof(shm), "/telemem-%s-go", tlm_boot_jobid(b));
     if (g_rank == 1) {
         int fd = -1;
         for (int i = 0; i < 600 && fd < 0; i++) {
@@ -354,16 +354,16 @@ static int mode_timeout(void)
             fail("rank 0 never created %s", shm);
         close(fd);
         shm_unlink(shm);
-        check(tlm_core_boot_fence(b), TELEMEM_OK, "late fence");
+        check(tlm_boot_fence(b), TELEMEM_OK, "late fence");
     } else {
         tlm_log_level = -1;
-        rc = tlm_core_boot_fence(b);
+        rc = tlm_boot_fence(b);
         tlm_log_level = lvl;
         check(rc, TELEMEM_ERR_TIMED_OUT, "fence that times out");
         /* requests wait behind the open fence: this get times out too,
          * and its late reply must not be taken for a later one */
         tlm_log_level = -1;
-        rc = tlm_core_boot_get(b, "nothing", &v, sizeof(v), &len);
+        rc = tlm_boot_get(b, "nothing", &v, sizeof(v), &len);
         tlm_log_level = lvl;
         check(rc, TELEMEM_ERR_TIMED_OUT, "get behind an open fence");
         int fd = shm_open(shm, O_CREAT | O_RDWR, 0600);
@@ -373,12 +373,12 @@ static int mode_timeout(void)
         /* resume the same fence: it completes once rank 1 comes */
         check(fence_patiently(b), TELEMEM_OK, "resumed fence");
     }
-    check(tlm_core_boot_put(b, g_rank ? "v1" : "v0", &g_rank,
+    check(tlm_boot_put(b, g_rank ? "v1" : "v0", &g_rank,
                             sizeof(g_rank)), TELEMEM_OK, "put");
     check(fence_patiently(b), TELEMEM_OK, "fence after");
     for (int i = 0;; i++) { /* a loaded machine may need a retry */
         tlm_log_level = -1;
-        rc = tlm_core_boot_get(b, g_rank ? "v0" : "v1", &v, sizeof(v), &len);
+        rc = tlm_boot_get(b, g_rank ? "v0" : "v1", &v, sizeof(v), &len);
         tlm_log_level = lvl;
         if (rc != TELEMEM_ERR_TIMED_OUT || i == 100)
             break;
@@ -387,11 +387,11 @@ static int mode_timeout(void)
     if (len != sizeof(v) || v != 1 - g_rank)
         fail("got %d", v);
     check(fence_patiently(b), TELEMEM_OK, "last fence");
-    tlm_core_boot_close(b);
+    tlm_boot_close(b);
     return 0;
 }
 
-/* ---- raw protocol (docs/bootstrap.md), without core_boot.c ---- */
+/* ---- raw protocol (docs/bootstrap.md), without boot.c ---- */
 
 static int raw_connect(void)
 {
@@ -534,7 +534,7 @@ static int mode_raw(void)
     double t0 = tlm_util_now();
     int lvl = tlm_log_level;
     tlm_log_level = -1;
-    int rc = tlm_core_boot_fence(b);
+    int rc = tlm_boot_fence(b);
     tlm_log_level = lvl;
     check(rc, TELEMEM_ERR_PEER_DEAD, "fence with a lost rank");
     double dt = tlm_util_now() - t0;
@@ -542,11 +542,11 @@ static int mode_raw(void)
         fail("PEER_DEAD came after %.1f s: from the exit, not the lost "
              "connection", dt);
     size_t len;
-    check(tlm_core_boot_get(b, "raw", buf, sizeof(buf), &len), TELEMEM_OK,
+    check(tlm_boot_get(b, "raw", buf, sizeof(buf), &len), TELEMEM_OK,
           "get raw");
     if (len != 3 || memcmp(buf, "xyz", 3) != 0)
         fail("raw: got %zu bytes", len);
-    tlm_core_boot_close(b);
+    tlm_boot_close(b);
     return 0;
 }
 
@@ -560,35 +560,35 @@ static int mode_badhello(void)
     g_rank = rank;
     tlm_log_level = -1;
     p.rank = p.size; /* out of range: refused before connecting */
-    check(tlm_core_boot_open(&p, &b), TELEMEM_ERR_BOOTSTRAP, "rank = size");
+    check(tlm_boot_open(&p, &b), TELEMEM_ERR_BOOTSTRAP, "rank = size");
     p.rank = rank;
     p.size = p.size + 1; /* the launcher refuses */
-    check(tlm_core_boot_open(&p, &b), TELEMEM_ERR_BOOTSTRAP, "size + 1");
+    check(tlm_boot_open(&p, &b), TELEMEM_ERR_BOOTSTRAP, "size + 1");
     p.size--;
     p.secret = "0123456789abcdef"; /* not this job's: refused */
-    check(tlm_core_boot_open(&p, &b), TELEMEM_ERR_BOOTSTRAP, "wrong secret");
+    check(tlm_boot_open(&p, &b), TELEMEM_ERR_BOOTSTRAP, "wrong secret");
     p.secret = ""; /* refused before connecting */
-    check(tlm_core_boot_open(&p, &b), TELEMEM_ERR_BOOTSTRAP, "no secret");
+    check(tlm_boot_open(&p, &b), TELEMEM_ERR_BOOTSTRAP, "no secret");
     p.secret = env("TELEMEM_KVS_SECRET");
     p.jobid = "bad/jobid";
-    check(tlm_core_boot_open(&p, &b), TELEMEM_ERR_BOOTSTRAP, "bad jobid");
+    check(tlm_boot_open(&p, &b), TELEMEM_ERR_BOOTSTRAP, "bad jobid");
     p.jobid = env("TELEMEM_JOBID");
     p.kvs_addr = "127.0.0.1";
-    check(tlm_core_boot_open(&p, &b), TELEMEM_ERR_BOOTSTRAP, "no port");
+    check(tlm_boot_open(&p, &b), TELEMEM_ERR_BOOTSTRAP, "no port");
     p.kvs_addr = "";
-    check(tlm_core_boot_open(&p, &b), TELEMEM_ERR_BOOTSTRAP,
+    check(tlm_boot_open(&p, &b), TELEMEM_ERR_BOOTSTRAP,
           "rank without kvs");
     p.kvs_addr = env("TELEMEM_KVS");
-    check(tlm_core_boot_open(NULL, &b), TELEMEM_ERR_INVALID_ARG, "NULL");
+    check(tlm_boot_open(NULL, &b), TELEMEM_ERR_INVALID_ARG, "NULL");
     tlm_log_level = lvl;
-    check(tlm_core_boot_open(&p, &b), TELEMEM_OK, "good open");
+    check(tlm_boot_open(&p, &b), TELEMEM_OK, "good open");
     /* the same rank again is a duplicate */
     tlm_boot_t *b2;
     tlm_log_level = -1;
-    check(tlm_core_boot_open(&p, &b2), TELEMEM_ERR_BOOTSTRAP, "duplicate");
+    check(tlm_boot_open(&p, &b2), TELEMEM_ERR_BOOTSTRAP, "duplicate");
     tlm_log_level = lvl;
-    check(tlm_core_boot_fence(b), TELEMEM_OK, "fence");
-    tlm_core_boot_close(b);
+    check(tlm_boot_fence(b), TELEMEM_OK, "fence");
+    tlm_boot_close(b);
     return 0;
 }
 
@@ -603,7 +603,7 @@ static int mode_deadkvs(void)
     p.kvs_addr = "127.0.0.1:1"; /* port 1: refused */
     int lvl = tlm_log_level;
     tlm_log_level = -1;
-    check(tlm_core_boot_open(&p, &b), TELEMEM_ERR_BOOTSTRAP, "dead kvs");
+    check(tlm_boot_open(&p, &b), TELEMEM_ERR_BOOTSTRAP, "dead kvs");
     tlm_log_level = lvl;
     return 0;
 }

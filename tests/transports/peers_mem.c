@@ -35,7 +35,7 @@
 #include "am/am.h"
 #include "backends/transport.h"
 #include "core/core.h"
-#include "core/core_boot.h"
+#include "boot/boot.h"
 #include "tlm_build_config.h"
 
 #if TLM_HAVE_OFI
@@ -125,27 +125,26 @@ static tlm_boot_t *singleton(void)
     tlm_boot_params_t bp = {.rank = -1, .size = -1, .kvs_addr = "",
                             .jobid = "", .mode = "singleton"};
     tlm_boot_t *b = NULL;
-    return tlm_core_boot_open(&bp, &b) == TELEMEM_OK ? b : NULL;
+    return tlm_boot_open(&bp, &b) == TELEMEM_OK ? b : NULL;
 }
 
 static int open_tp(tlm_boot_t *b, int rank, int size, bool *same,
                    tlm_transport_t **tp)
 {
     /* The configuration's transport settings, as core would pass them. */
-    static char rxm[24];
-    tlm_config_t cfg;
-    if (tlm_core_config_init(&cfg) != TELEMEM_OK ||
-        !tlm_core_config_rxm_rx_size(&cfg, rxm, sizeof(rxm)))
-        rxm[0] = '\0';
-    tlm_core_config_fini();
+    static tlm_config_t cfg;
+    if (tlm_core_config_init(&cfg) != TELEMEM_OK)
+        return TELEMEM_ERR_CONFIG;
+    cfg.OFI_PROVIDER = opt.provider;
     tlm_transport_params_t p = {
         .rank = rank, .size = size, .boot = b,
-        .jobid = tlm_core_boot_jobid(b), .same_node = same,
-        .ofi_provider = opt.provider, .ofi_rxm_rx_size = rxm,
+        .jobid = tlm_boot_jobid(b), .same_node = same, .config = &cfg,
         .net_max_peers = opt.max_peers, .deliver = deliver,
     };
     int rc = backend()->check(&p);
-    return rc == TELEMEM_OK ? backend()->open(&p, tp) : rc;
+    rc = rc == TELEMEM_OK ? backend()->open(&p, tp) : rc;
+    tlm_core_config_fini();
+    return rc;
 }
 
 static int write_all(int fd, const void *buf, size_t n)
@@ -191,7 +190,7 @@ static int peer_main(int to_parent, int from_parent)
     char key[32], addr[4096];
     size_t len = 0;
     snprintf(key, sizeof(key), "%s.0", key_prefix());
-    if (tlm_core_boot_get(b, key, addr, sizeof(addr), &len) != TELEMEM_OK)
+    if (tlm_boot_get(b, key, addr, sizeof(addr), &len) != TELEMEM_OK)
         return 1;
     uint32_t l32 = (uint32_t)len;
     if (write_all(to_parent, &l32, 4) || write_all(to_parent, addr, len))
@@ -209,7 +208,7 @@ static int peer_main(int to_parent, int from_parent)
             break; /* EOF: the parent is done */
     }
     tlm_transport_close(tp);
-    tlm_core_boot_close(b);
+    tlm_boot_close(b);
     return 0;
 }
 
@@ -300,7 +299,7 @@ int main(int argc, char **argv)
     for (int r = 1; r < opt.ranks; r++) {
         int k = r <= opt.contact ? r - 1 : 0;
         snprintf(key, sizeof(key), "%s.%d", key_prefix(), r);
-        if (tlm_core_boot_put(b, key, addr[k], alen[k]) != TELEMEM_OK)
+        if (tlm_boot_put(b, key, addr[k], alen[k]) != TELEMEM_OK)
             return 1;
     }
     long rss1 = status_kb("VmRSS"), heap1 = heap_kb();
@@ -416,7 +415,7 @@ int main(int argc, char **argv)
         close(down[k]);
     tlm_am_fini(); /* no transports were added to it */
     tlm_transport_close(tp);
-    tlm_core_boot_close(b);
+    tlm_boot_close(b);
     for (int k = 0; k < opt.contact; k++) {
         int st;
         waitpid(pid[k], &st, 0);

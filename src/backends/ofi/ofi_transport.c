@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "telemem.h"
 #include "backends/ofi/ofi_direct.h"
@@ -419,10 +420,23 @@ static const tlm_transport_ops_t ofi_ops = {
  * Core decides (the user's FI_ settings win); it must be set before
  * libfabric's first fi_getinfo in the process (rxm reads it once), which
  * is ours unless MPI started libfabric first. */
-static void rxm_defaults(const char *rx_size)
+/* rxm's shared receive pool (TELEMEM_OFI_RXM_RX_SIZE): its depth goes to
+ * libfabric as FI_OFI_RXM_MSG_RX_SIZE, unless the setting is 0, the user
+ * set that variable, or rxm's shared receive pool is off
+ * (FI_OFI_RXM_USE_SRX).  The config machinery read both variables
+ * (ofi_config.h). */
+static void rxm_defaults(const tlm_config_t *c)
 {
-    if (rx_size && rx_size[0])
-        setenv("FI_OFI_RXM_MSG_RX_SIZE", rx_size, 0);
+    const char *srx = c->FI_OFI_RXM_USE_SRX;
+    bool srx_off = srx && (!strcmp(srx, "0") || !strcasecmp(srx, "off") ||
+                           !strcasecmp(srx, "false") ||
+                           !strcasecmp(srx, "no"));
+    char buf[24];
+    if (c->OFI_RXM_RX_SIZE <= 0 || srx_off || c->FI_OFI_RXM_MSG_RX_SIZE)
+        return;
+    int k = snprintf(buf, sizeof(buf), "%ld", (long)c->OFI_RXM_RX_SIZE);
+    if (k > 0 && (size_t)k < sizeof(buf))
+        setenv("FI_OFI_RXM_MSG_RX_SIZE", buf, 0);
 }
 
 /* Ask libfabric for an RDM endpoint with ordered sends (and RMA for the
@@ -454,9 +468,9 @@ static struct fi_info *get_info_caps(const char *prov, bool rma)
 
 static struct fi_info *get_info(const tlm_transport_params_t *p)
 {
-    const char *prov = p->ofi_provider;
+    const char *prov = p->config->OFI_PROVIDER;
     bool rma = p->direct;
-    rxm_defaults(p->ofi_rxm_rx_size);
+    rxm_defaults(p->config);
     struct fi_info *info = rma ? get_info_caps(prov, true) : NULL;
     return info ? info : get_info_caps(prov, false);
 }
@@ -518,6 +532,61 @@ static int open_cq(ofi_transport_t *ot)
         }                                                                   \
     } while (0)
 
+/* The per-rank tables and the message pool of a new transport. */
+static int alloc_tables(ofi_transport_t *ot, int size)
+{
+    ot->addrs = malloc((size_t)size * sizeof(fi_addr_t));
+    ot->dead = calloc((size_t)size, sizeof(bool));
+    ot->tx_seq = calloc((size_t)size, sizeof(uint32_t));
+    ot->rx_seq = calloc((size_t)size, sizeof(uint32_t));
+    ot->early = calloc((size_t)size, sizeof(ofi_early_t *));
+    ot->pool = aligned_alloc(4096, (size_t)(OFI_RX_COUNT + OFI_TX_COUNT) *
+                                       OFI_MSG);
+    if (!ot->addrs || !ot->dead || !ot->pool || !ot->tx_seq || !ot->rx_seq ||
+        !ot->early)
+        return TELEMEM_ERR_NO_MEMORY;
+    for (int r = 0; r < size; r++)
+        ot->addrs[r] = FI_ADDR_NOTAVAIL;
+    return TELEMEM_OK;
+}
+
+/* Publish this rank's address (alen bytes of addr; none when rc says the
+ * endpoint failed) and fetch every rank's into ot->book.  Collective:
+ * every rank takes part even after a local failure (an empty address
+ * tells the others).  Returns rc, or the exchange's own error. */
+static int exchange(ofi_transport_t *ot, const tlm_transport_params_t *p,
+                    const char *addr, size_t alen, int rc)
+{
+    char key[64];
+    snprintf(key, sizeof(key), "ofi.%d", p->rank);
+    int brc = tlm_boot_put(p->boot, key, addr, rc == TELEMEM_OK ? alen
+                                                                : 0);
+    int frc = tlm_boot_fence(p->boot);
+    if (rc == TELEMEM_OK)
+        rc = brc != TELEMEM_OK ? brc : frc;
+    /* Every address is kept, raw (a few bytes per rank); the address
+     * vector gets an entry only at first contact (see contact()). */
+    ot->addrlen = alen;
+    if (rc == TELEMEM_OK &&
+        !(ot->book = malloc((size_t)p->size * alen)))
+        rc = TELEMEM_ERR_NO_MEMORY;
+    for (int r = 0; rc == TELEMEM_OK && r < p->size; r++) {
+        size_t olen = 0;
+        snprintf(key, sizeof(key), "ofi.%d", r);
+        rc = tlm_boot_get(p->boot, key, ot->book + (size_t)r * alen,
+                          alen, &olen);
+        if (rc == TELEMEM_ERR_INVALID_ARG || (rc == TELEMEM_OK &&
+                                              olen != alen)) {
+            tlm_error("rank %d %s", r, olen == 0
+                      ? "could not open its libfabric endpoint"
+                      : "published an address of another size (another "
+                        "provider?)");
+            rc = TELEMEM_ERR_TRANSPORT;
+        }
+    }
+    return rc;
+}
+
 static int ofi_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
 {
     int rc = TELEMEM_OK;
@@ -533,28 +602,17 @@ static int ofi_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     ot->size = p->size;
     ot->max_peers = p->net_max_peers > INT_MAX ? INT_MAX
                                                 : (int)p->net_max_peers;
-    ot->addrs = malloc((size_t)p->size * sizeof(fi_addr_t));
-    ot->dead = calloc((size_t)p->size, sizeof(bool));
-    ot->tx_seq = calloc((size_t)p->size, sizeof(uint32_t));
-    ot->rx_seq = calloc((size_t)p->size, sizeof(uint32_t));
-    ot->early = calloc((size_t)p->size, sizeof(ofi_early_t *));
-    ot->pool = aligned_alloc(4096, (size_t)(OFI_RX_COUNT + OFI_TX_COUNT) *
-                                       OFI_MSG);
-    char addr[256], key[64];
+    char addr[256];
     size_t alen = sizeof(addr);
-    if (!ot->addrs || !ot->dead || !ot->pool || !ot->tx_seq || !ot->rx_seq ||
-        !ot->early) {
-        rc = TELEMEM_ERR_NO_MEMORY;
+    if ((rc = alloc_tables(ot, p->size)) != TELEMEM_OK)
         goto out;
-    }
-    for (int r = 0; r < p->size; r++)
-        ot->addrs[r] = FI_ADDR_NOTAVAIL;
     ot->info = get_info(p);
     if (!ot->info) {
         tlm_error("libfabric has no reliable-datagram provider with ordered "
                   "sends%s%s (fi_info -t FI_EP_RDM lists them; "
                   "TELEMEM_OFI_PROVIDER picks one)",
-                  p->ofi_provider[0] ? " named " : "", p->ofi_provider);
+                  p->config->OFI_PROVIDER[0] ? " named " : "",
+                  p->config->OFI_PROVIDER);
         rc = TELEMEM_ERR_TRANSPORT;
         goto out;
     }
@@ -603,35 +661,8 @@ static int ofi_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     }
     ot->ntx_free = OFI_TX_COUNT;
     OFI_TRY(fi_getname(&ot->ep->fid, addr, &alen), "fi_getname");
-out:;
-    /* The exchange is collective: take part even after a local failure
-     * (an empty address tells the others). */
-    snprintf(key, sizeof(key), "ofi.%d", p->rank);
-    int brc = tlm_core_boot_put(p->boot, key, addr, rc == TELEMEM_OK ? alen
-                                                                     : 0);
-    int frc = tlm_core_boot_fence(p->boot);
-    if (rc == TELEMEM_OK)
-        rc = brc != TELEMEM_OK ? brc : frc;
-    /* Every address is kept, raw (a few bytes per rank); the address
-     * vector gets an entry only at first contact (see contact()). */
-    ot->addrlen = alen;
-    if (rc == TELEMEM_OK &&
-        !(ot->book = malloc((size_t)p->size * alen)))
-        rc = TELEMEM_ERR_NO_MEMORY;
-    for (int r = 0; rc == TELEMEM_OK && r < p->size; r++) {
-        size_t olen = 0;
-        snprintf(key, sizeof(key), "ofi.%d", r);
-        rc = tlm_core_boot_get(p->boot, key, ot->book + (size_t)r * alen,
-                               alen, &olen);
-        if (rc == TELEMEM_ERR_INVALID_ARG || (rc == TELEMEM_OK &&
-                                              olen != alen)) {
-            tlm_error("rank %d %s", r, olen == 0
-                      ? "could not open its libfabric endpoint"
-                      : "published an address of another size (another "
-                        "provider?)");
-            rc = TELEMEM_ERR_TRANSPORT;
-        }
-    }
+out:
+    rc = exchange(ot, p, addr, alen, rc);
     if (rc != TELEMEM_OK) {
         ofi_close(&ot->super);
         return rc;

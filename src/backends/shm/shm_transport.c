@@ -684,8 +684,8 @@ static int open_bell(shm_transport_t *st, const tlm_transport_params_t *p)
 static int create_own(shm_transport_t *st, const tlm_transport_params_t *p)
 {
     shm_seg_hdr_t h = {0};
-    layout(&h, st->nlocal, st->buf_size, (size_t)p->shm_buf_count,
-           (size_t)p->shm_ring);
+    layout(&h, st->nlocal, st->buf_size, (size_t)p->config->SHM_BUF_COUNT,
+           (size_t)p->config->SHM_RING);
     int fd = -1;
     for (int attempt = 0; fd < 0 && attempt < 8; attempt++) {
         if (seg_name(st->name, sizeof(st->name), p->jobid, p->rank) != 0) {
@@ -707,7 +707,7 @@ static int create_own(shm_transport_t *st, const tlm_transport_params_t *p)
     }
     char key[32];
     seg_key(key, sizeof(key), p->rank);
-    int rc = tlm_core_boot_put(p->boot, key, st->name, strlen(st->name) + 1);
+    int rc = tlm_boot_put(p->boot, key, st->name, strlen(st->name) + 1);
     if (rc != TELEMEM_OK) {
         close(fd);
         return rc;
@@ -747,7 +747,7 @@ static int map_peer(shm_transport_t *st, const tlm_transport_params_t *p,
     size_t len;
     shm_map_t *m = &st->maps[l];
     seg_key(key, sizeof(key), rank);
-    int rc = tlm_core_boot_get(p->boot, key, name, sizeof(name), &len);
+    int rc = tlm_boot_get(p->boot, key, name, sizeof(name), &len);
     if (rc != TELEMEM_OK || len < 2 || name[len - 1] != '\0' ||
         name[0] != '/' || strchr(name + 1, '/')) {
         tlm_error("rank %d published no usable segment name (%s)", rank,
@@ -807,18 +807,18 @@ static int shm_query(const tlm_transport_params_t *p, bool *reach)
 
 static int shm_check(const tlm_transport_params_t *p)
 {
-    if (p->shm_ring < 2 || (p->shm_ring & (p->shm_ring - 1)) ||
-        p->shm_ring > (1L << 24)) {
+    long ring = p->config->SHM_RING, count = p->config->SHM_BUF_COUNT;
+    size_t size = p->config->SHM_BUF_SIZE;
+    if (ring < 2 || (ring & (ring - 1)) || ring > (1L << 24)) {
         tlm_error("TELEMEM_SHM_RING=%ld must be a power of two in [2, 2^24]",
-                  p->shm_ring);
+                  ring);
         return TELEMEM_ERR_CONFIG;
     }
-    if (p->shm_buf_count < 1 || p->shm_buf_count > (1L << 20) ||
-        p->shm_buf_size < TLM_TRANSPORT_MIN_MSG || p->shm_buf_size > (64u << 20) ||
-        p->shm_buf_size % 64) {
+    if (count < 1 || count > (1L << 20) || size < TLM_TRANSPORT_MIN_MSG ||
+        size > (64u << 20) || size % 64) {
         tlm_error("TELEMEM_SHM_BUF_COUNT=%ld / TELEMEM_SHM_BUF_SIZE=%zu out of "
                   "range (count 1..1048576, size 1k..64m and a multiple of 64)",
-                  p->shm_buf_count, p->shm_buf_size);
+                  count, size);
         return TELEMEM_ERR_CONFIG;
     }
     return TELEMEM_OK;
@@ -833,15 +833,15 @@ static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     st->bell_fd = -1;
     st->super.ops = &shm_ops;
     st->super.name = "shm";
-    st->super.max_msg = p->shm_buf_size + SHM_HDR_ROOM;
+    st->super.max_msg = p->config->SHM_BUF_SIZE + SHM_HDR_ROOM;
     st->super.same_node_only = true;
     st->deliver = p->deliver;
     st->deliver_arg = p->deliver_arg;
     st->rank = p->rank;
     st->nranks = p->size;
-    st->ring_mask = (uint64_t)p->shm_ring - 1;
-    st->buf_size = p->shm_buf_size + SHM_HDR_ROOM; /* buffer stride */
-    st->buf_count = (uint64_t)p->shm_buf_count;
+    st->ring_mask = (uint64_t)p->config->SHM_RING - 1;
+    st->buf_size = p->config->SHM_BUF_SIZE + SHM_HDR_ROOM; /* buffer stride */
+    st->buf_count = (uint64_t)p->config->SHM_BUF_COUNT;
     st->local_of_rank = malloc(sizeof(int) * (size_t)p->size);
     if (!st->local_of_rank)
         goto err;
@@ -876,7 +876,7 @@ static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     rc = open_bell(st, p);
     if (rc == TELEMEM_OK)
         rc = create_own(st, p);
-    int frc = tlm_core_boot_fence(p->boot); /* everyone has created */
+    int frc = tlm_boot_fence(p->boot); /* everyone has created */
     if (rc == TELEMEM_OK)
         rc = frc;
     for (int r = 0; rc == TELEMEM_OK && r < p->size; r++) {
@@ -884,7 +884,7 @@ static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
         if (l >= 0 && r != p->rank)
             rc = map_peer(st, p, l, r);
     }
-    frc = tlm_core_boot_fence(p->boot); /* everyone has mapped */
+    frc = tlm_boot_fence(p->boot); /* everyone has mapped */
     if (rc == TELEMEM_OK)
         rc = frc;
     /* Nothing is left in /dev/shm once every rank holds its mappings. */
@@ -916,7 +916,7 @@ static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     }
     tlm_debug("shm open: %d local ranks, %llu buffers of %llu bytes, ring %ld",
               st->nlocal, (unsigned long long)st->buf_count,
-              (unsigned long long)st->buf_size, p->shm_ring);
+              (unsigned long long)st->buf_size, p->config->SHM_RING);
     *tp_p = &st->super;
     return TELEMEM_OK;
 err:

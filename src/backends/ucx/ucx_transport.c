@@ -766,6 +766,72 @@ static void get_efd(ucx_transport_t *ut)
     }
 }
 
+/* The per-rank tables, the send pool and the free lists of a new
+ * transport. */
+static int alloc_tables(ucx_transport_t *ut, int size)
+{
+    /* an array of ucp_ep_h handles: sizeof(*ut->eps) is meant
+     * NOLINTNEXTLINE(bugprone-sizeof-expression) */
+    ut->eps = calloc((size_t)size, sizeof(*ut->eps));
+    ut->addrs = calloc((size_t)size, sizeof(*ut->addrs));
+    ut->addr_lens = calloc((size_t)size, sizeof(size_t));
+    ut->dead = calloc((size_t)size, sizeof(bool));
+    ut->heard = calloc((size_t)size, sizeof(bool));
+    ut->eager_max = calloc((size_t)size, sizeof(size_t));
+    ut->tx_pool = malloc((size_t)UCX_TX_COUNT * UCX_MSG);
+    if (!ut->eps || !ut->addrs || !ut->addr_lens || !ut->dead ||
+        !ut->heard || !ut->eager_max || !ut->tx_pool)
+        return TELEMEM_ERR_NO_MEMORY;
+    for (int i = 0; i < UCX_TX_COUNT; i++)
+        ut->tx_free[i] = UCX_TX_COUNT - 1 - i;
+    ut->ntx_free = UCX_TX_COUNT;
+    for (int i = 0; i < UCX_ZC_COUNT; i++) {
+        ut->zc[i].ut = ut;
+        ut->zc_free[i] = &ut->zc[UCX_ZC_COUNT - 1 - i];
+    }
+    ut->nzc_free = UCX_ZC_COUNT;
+    return TELEMEM_OK;
+}
+
+/* Publish this rank's worker address (alen bytes of addr, released here;
+ * none when rc says the set-up failed) and fetch every rank's into
+ * ut->addrs.  Collective: every rank takes part even after a local
+ * failure.  Returns rc, or the exchange's own error. */
+static int exchange(ucx_transport_t *ut, const tlm_transport_params_t *p,
+                    ucp_address_t *addr, size_t alen, int rc)
+{
+    char key[64];
+    snprintf(key, sizeof(key), "ucx.%d", p->rank);
+    int brc = tlm_boot_put(p->boot, key, addr,
+                                rc == TELEMEM_OK ? alen : 0);
+    if (addr)
+        ucp_worker_release_address(ut->worker, addr);
+    int frc = tlm_boot_fence(p->boot);
+    if (rc == TELEMEM_OK)
+        rc = brc != TELEMEM_OK ? brc : frc;
+    /* Each address at its own length (a few hundred bytes per rank with
+     * tcp); endpoints are made from them at first contact. */
+    uint8_t *tmp = rc == TELEMEM_OK ? malloc(UCX_ADDR_MAX) : NULL;
+    if (rc == TELEMEM_OK && !tmp)
+        rc = TELEMEM_ERR_NO_MEMORY;
+    for (int r = 0; rc == TELEMEM_OK && r < p->size; r++) {
+        size_t len = 0;
+        snprintf(key, sizeof(key), "ucx.%d", r);
+        rc = tlm_boot_get(p->boot, key, tmp, UCX_ADDR_MAX, &len);
+        if (rc == TELEMEM_OK && len == 0) {
+            tlm_error("rank %d could not open its UCX worker", r);
+            rc = TELEMEM_ERR_TRANSPORT;
+        }
+        if (rc == TELEMEM_OK && !(ut->addrs[r] = malloc(len)))
+            rc = TELEMEM_ERR_NO_MEMORY;
+        if (rc == TELEMEM_OK)
+            memcpy(ut->addrs[r], tmp, len);
+        ut->addr_lens[r] = len;
+    }
+    free(tmp);
+    return rc;
+}
+
 static int ucx_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
 {
     int rc = TELEMEM_OK;
@@ -783,33 +849,12 @@ static int ucx_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     ut->placed = p->placed;
     ut->rank = p->rank;
     ut->size = p->size;
-    /* an array of ucp_ep_h handles: sizeof(*ut->eps) is meant
-     * NOLINTNEXTLINE(bugprone-sizeof-expression) */
-    ut->eps = calloc((size_t)p->size, sizeof(*ut->eps));
-    ut->addrs = calloc((size_t)p->size, sizeof(*ut->addrs));
-    ut->addr_lens = calloc((size_t)p->size, sizeof(size_t));
-    ut->dead = calloc((size_t)p->size, sizeof(bool));
-    ut->heard = calloc((size_t)p->size, sizeof(bool));
-    ut->eager_max = calloc((size_t)p->size, sizeof(size_t));
     ut->max_peers = p->net_max_peers > INT_MAX ? INT_MAX
                                                 : (int)p->net_max_peers;
-    ut->tx_pool = malloc((size_t)UCX_TX_COUNT * UCX_MSG);
     ucp_address_t *addr = NULL;
     size_t alen = 0;
-    char key[64];
-    if (!ut->eps || !ut->addrs || !ut->addr_lens || !ut->dead ||
-        !ut->heard || !ut->eager_max || !ut->tx_pool) {
-        rc = TELEMEM_ERR_NO_MEMORY;
+    if ((rc = alloc_tables(ut, p->size)) != TELEMEM_OK)
         goto out;
-    }
-    for (int i = 0; i < UCX_TX_COUNT; i++)
-        ut->tx_free[i] = UCX_TX_COUNT - 1 - i;
-    ut->ntx_free = UCX_TX_COUNT;
-    for (int i = 0; i < UCX_ZC_COUNT; i++) {
-        ut->zc[i].ut = ut;
-        ut->zc_free[i] = &ut->zc[UCX_ZC_COUNT - 1 - i];
-    }
-    ut->nzc_free = UCX_ZC_COUNT;
     ut->efd = -1;
     ucp_params_t up = {.field_mask = UCP_PARAM_FIELD_FEATURES,
                        .features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP |
@@ -856,35 +901,8 @@ static int ucx_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
                   ? ucs_status_string(st) : "address too long");
         rc = TELEMEM_ERR_TRANSPORT;
     }
-out:;
-    snprintf(key, sizeof(key), "ucx.%d", p->rank);
-    int brc = tlm_core_boot_put(p->boot, key, addr,
-                                rc == TELEMEM_OK ? alen : 0);
-    if (addr)
-        ucp_worker_release_address(ut->worker, addr);
-    int frc = tlm_core_boot_fence(p->boot);
-    if (rc == TELEMEM_OK)
-        rc = brc != TELEMEM_OK ? brc : frc;
-    /* Each address at its own length (a few hundred bytes per rank with
-     * tcp); endpoints are made from them at first contact. */
-    uint8_t *tmp = rc == TELEMEM_OK ? malloc(UCX_ADDR_MAX) : NULL;
-    if (rc == TELEMEM_OK && !tmp)
-        rc = TELEMEM_ERR_NO_MEMORY;
-    for (int r = 0; rc == TELEMEM_OK && r < p->size; r++) {
-        size_t len = 0;
-        snprintf(key, sizeof(key), "ucx.%d", r);
-        rc = tlm_core_boot_get(p->boot, key, tmp, UCX_ADDR_MAX, &len);
-        if (rc == TELEMEM_OK && len == 0) {
-            tlm_error("rank %d could not open its UCX worker", r);
-            rc = TELEMEM_ERR_TRANSPORT;
-        }
-        if (rc == TELEMEM_OK && !(ut->addrs[r] = malloc(len)))
-            rc = TELEMEM_ERR_NO_MEMORY;
-        if (rc == TELEMEM_OK)
-            memcpy(ut->addrs[r], tmp, len);
-        ut->addr_lens[r] = len;
-    }
-    free(tmp);
+out:
+    rc = exchange(ut, p, addr, alen, rc);
     if (rc != TELEMEM_OK) {
         ucx_close(&ut->super);
         return rc;

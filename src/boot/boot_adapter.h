@@ -1,11 +1,11 @@
-/* core_boot_adapter.h - the interface of a launcher adapter: how the
- * bootstrap (core_boot.c) joins a job that another launcher started --
+/* boot_adapter.h - the interface of a launcher adapter: how the
+ * bootstrap (boot.c) joins a job that another launcher started --
  * PMIx (mpirun, srun --mpi=pmix), PMI-2 (srun --mpi=pmi2), PMI-1 (MPICH's
  * Hydra mpiexec) -- and uses that launcher's key-value store.  Each adapter
- * is one table of operations in its own file; core_boot_select.c picks one
+ * is one table of operations in its own file; boot_select.c picks one
  * (docs/bootstrap.md, "Launchers"). */
-#ifndef TLM_CORE_BOOT_ADAPTER_H
-#define TLM_CORE_BOOT_ADAPTER_H
+#ifndef TLM_BOOT_ADAPTER_H
+#define TLM_BOOT_ADAPTER_H
 
 #include <stddef.h>
 
@@ -23,9 +23,9 @@ typedef struct tlm_boot_join {
 } tlm_boot_join_t;
 
 /* The operations of one adapter; `a` is the adapter's own state, made by
- * open.  Keys and values arrive checked by core_boot.c (keys 1..255 bytes
+ * open.  Keys and values arrive checked by boot.c (keys 1..255 bytes
  * ending in ".<rank>", values 0..64 KiB of binary data); statuses are those
- * of core_boot.h, and every error is logged where it is first seen. */
+ * of boot.h, and every error is logged where it is first seen. */
 typedef struct tlm_boot_adapter_ops {
     const char *name; /* its TELEMEM_BOOTSTRAP value: "pmix", "pmi2", ... */
     /* Join the job.  timeout: seconds a call may block, 0 = no bound (an
@@ -44,7 +44,7 @@ typedef struct tlm_boot_adapter_ops {
 } tlm_boot_adapter_ops_t;
 
 /* The adapters (each defined only when it is built: see meson.build and
- * core_boot_select.c). */
+ * boot_select.c). */
 extern const tlm_boot_adapter_ops_t tlm_boot_pmix_ops; /* libpmix */
 extern const tlm_boot_adapter_ops_t tlm_boot_pmi2_ops; /* Slurm's libpmi2 */
 extern const tlm_boot_adapter_ops_t tlm_boot_pmi1_ops; /* PMI-1 wire, ours */

@@ -1,4 +1,4 @@
-/* core_boot_select.c - how a process joins its job: telemem-run's store
+/* boot_select.c - how a process joins its job: telemem-run's store
  * (TELEMEM_KVS), PMIx (PMIX_NAMESPACE), PMI-2 or PMI-1 (PMI_FD, PMI_PORT),
  * or a singleton -- and the refusal when a launcher's variables say it
  * started several ranks that this Telemem cannot join, which would
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "telemem.h"
-#include "core/core_boot_select.h"
+#include "boot/boot_select.h"
 #include "tlm_build_config.h"
 #include "util/log.h"
 
@@ -150,7 +150,7 @@ static int select_auto(tlm_boot_env_fn_t *env,
     return TELEMEM_OK; /* a singleton */
 }
 
-int tlm_core_boot_select(const char *mode, const char *kvs_addr,
+int tlm_boot_select(const char *mode, const char *kvs_addr,
                          tlm_boot_env_fn_t *env,
                          const tlm_boot_adapter_ops_t **ops_p)
 {

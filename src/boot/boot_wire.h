@@ -1,11 +1,11 @@
-/* core_boot_wire.h - the bootstrap wire protocol shared by the client
- * (src/core/core_boot.c) and the launcher's server (tools/run_kvs.c):
+/* boot_wire.h - the bootstrap wire protocol shared by the client
+ * (src/boot/boot.c) and the launcher's server (tools/run_kvs.c):
  * version, limits, op and status numbers, big-endian helpers, and the
  * proofs of the job's secret exchanged at HELLO.  The specification is
  * docs/bootstrap.md.  Every frame is an 8-byte header -- u32 body length,
  * u8 op, u8 status, u16 zero, big-endian -- and a body. */
-#ifndef TLM_CORE_BOOT_WIRE_H
-#define TLM_CORE_BOOT_WIRE_H
+#ifndef TLM_BOOT_WIRE_H
+#define TLM_BOOT_WIRE_H
 
 #include <stddef.h>
 #include <stdint.h>

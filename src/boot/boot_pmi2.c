@@ -1,8 +1,8 @@
-/* core_boot_pmi2.c - the PMI-2 launcher adapter, for programs started by
+/* boot_pmi2.c - the PMI-2 launcher adapter, for programs started by
  * Slurm's srun --mpi=pmi2, through Slurm's libpmi2 (Debian libpmi2-0-dev):
  * PMI2_Init, PMI2_Job_GetId, PMI2_KVS_Put / Fence / Get, PMI2_Abort.
  * Built only when the library is found; without it the same jobs are
- * joined over PMI-1 (core_boot_pmi1.c), which Slurm serves on the same
+ * joined over PMI-1 (boot_pmi1.c), which Slurm serves on the same
  * socket.  Why the library and what it costs: docs/bootstrap.md ("PMI-2"). */
 #define TLM_LOG_SUBSYS "boot"
 
@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "telemem.h"
-#include "core/core_boot_adapter.h"
-#include "core/core_boot_text.h"
+#include "boot/boot_adapter.h"
+#include "boot/boot_text.h"
 #include "util/log.h"
 #include "util/util.h"
 

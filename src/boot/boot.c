@@ -1,7 +1,7 @@
-/* core_boot.c - bootstrap client: the telemem-run key-value store over a
+/* boot.c - bootstrap client: the telemem-run key-value store over a
  * Unix socket or TCP, joined by proving the job's secret (docs/bootstrap.md),
  * a launcher adapter when another launcher started the job
- * (core_boot_adapter.h: PMIx, PMI-2, PMI-1; chosen by core_boot_select.c),
+ * (boot_adapter.h: PMIx, PMI-2, PMI-1; chosen by boot_select.c),
  * or a local table in singleton mode. */
 #define TLM_LOG_SUBSYS "boot"
 
@@ -23,12 +23,12 @@
 #include <unistd.h>
 
 #include "telemem.h"
-#include "core/core_boot.h"
+#include "boot/boot.h"
 #include "util/log.h"
 #include "util/util.h"
 
-#include "core/core_boot_select.h"
-#include "core/core_boot_wire.h"
+#include "boot/boot_select.h"
+#include "boot/boot_wire.h"
 
 #define CONNECT_WINDOW 10.0 /* seconds to connect and join, at least */
 #define ABORT_WAIT 5.0      /* seconds to wait for the launcher's ack */
@@ -65,7 +65,7 @@ struct tlm_boot {
 };
 
 /* A fence that timed out is still under way at the launcher: the next
- * tlm_core_boot_fence() waits for that one instead of starting another. */
+ * tlm_boot_fence() waits for that one instead of starting another. */
 enum { FENCE_IDLE = 0, FENCE_PENDING, FENCE_DONE };
 
 static double deadline_of(const tlm_boot_t *b)
@@ -627,7 +627,7 @@ static int open_adapter(const tlm_boot_params_t *p,
     return TELEMEM_OK;
 }
 
-int tlm_core_boot_open(const tlm_boot_params_t *p, tlm_boot_t **boot_p)
+int tlm_boot_open(const tlm_boot_params_t *p, tlm_boot_t **boot_p)
 {
     if (p == NULL || boot_p == NULL) {
         tlm_error("boot open: NULL %s", p == NULL ? "params" : "boot_p");
@@ -637,7 +637,7 @@ int tlm_core_boot_open(const tlm_boot_params_t *p, tlm_boot_t **boot_p)
     const char *jobid = p->jobid ? p->jobid : "";
     const char *mode = p->mode && p->mode[0] ? p->mode : "auto";
     const tlm_boot_adapter_ops_t *ops;
-    int rc = tlm_core_boot_select(mode, addr, p->env, &ops);
+    int rc = tlm_boot_select(mode, addr, p->env, &ops);
     if (rc != TELEMEM_OK)
         return rc;
     if (ops)
@@ -716,22 +716,22 @@ int tlm_core_boot_open(const tlm_boot_params_t *p, tlm_boot_t **boot_p)
     return TELEMEM_OK;
 }
 
-int tlm_core_boot_rank(const tlm_boot_t *b)
+int tlm_boot_rank(const tlm_boot_t *b)
 {
     return b ? b->rank : TELEMEM_ERR_INVALID_ARG;
 }
 
-int tlm_core_boot_size(const tlm_boot_t *b)
+int tlm_boot_size(const tlm_boot_t *b)
 {
     return b ? b->size : TELEMEM_ERR_INVALID_ARG;
 }
 
-const char *tlm_core_boot_jobid(const tlm_boot_t *b)
+const char *tlm_boot_jobid(const tlm_boot_t *b)
 {
     return b ? b->jobid : "";
 }
 
-bool tlm_core_boot_launched(const tlm_boot_t *b)
+bool tlm_boot_launched(const tlm_boot_t *b)
 {
     return b && (b->ad_ops != NULL || b->fd >= 0);
 }
@@ -782,7 +782,7 @@ static int local_put(tlm_boot_t *b, const char *key, const void *val,
     return TELEMEM_OK;
 }
 
-int tlm_core_boot_put(tlm_boot_t *b, const char *key, const void *val,
+int tlm_boot_put(tlm_boot_t *b, const char *key, const void *val,
                       size_t len)
 {
     if (b == NULL) {
@@ -828,7 +828,7 @@ static int fence_status(int st, const char *text)
     }
 }
 
-int tlm_core_boot_fence(tlm_boot_t *b)
+int tlm_boot_fence(tlm_boot_t *b)
 {
     if (b == NULL) {
         tlm_error("kvs fence: NULL handle");
@@ -865,7 +865,7 @@ int tlm_core_boot_fence(tlm_boot_t *b)
     return fence_status(st, text);
 }
 
-int tlm_core_boot_get(tlm_boot_t *b, const char *key, void *buf, size_t cap,
+int tlm_boot_get(tlm_boot_t *b, const char *key, void *buf, size_t cap,
                       size_t *len_p)
 {
     if (b == NULL || len_p == NULL || (buf == NULL && cap > 0)) {
@@ -949,7 +949,7 @@ int tlm_core_boot_get(tlm_boot_t *b, const char *key, void *buf, size_t cap,
     return TELEMEM_OK;
 }
 
-void tlm_core_boot_abort(tlm_boot_t *b, int exit_status, const char *why)
+void tlm_boot_abort(tlm_boot_t *b, int exit_status, const char *why)
 {
     if (why == NULL)
         why = "";
@@ -981,7 +981,7 @@ void tlm_core_boot_abort(tlm_boot_t *b, int exit_status, const char *why)
         b->stale++;
 }
 
-void tlm_core_boot_close(tlm_boot_t *b)
+void tlm_boot_close(tlm_boot_t *b)
 {
     if (b == NULL)
         return;

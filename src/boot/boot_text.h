@@ -1,10 +1,10 @@
-/* core_boot_text.h - the bootstrap's binary keys and values in a PMI
+/* boot_text.h - the bootstrap's binary keys and values in a PMI
  * key-value store, which holds short text (PMI-1 and PMI-2: keys up to 64
  * characters, values up to 1024, no spaces, '=' or ';'): used by the PMI-1
  * and PMI-2 adapters.  The format is in docs/bootstrap.md ("Keys and
  * values in a PMI store"). */
-#ifndef TLM_CORE_BOOT_TEXT_H
-#define TLM_CORE_BOOT_TEXT_H
+#ifndef TLM_BOOT_TEXT_H
+#define TLM_BOOT_TEXT_H
 
 #include <stddef.h>
 
@@ -26,7 +26,7 @@ typedef struct tlm_boot_text {
     size_t val_max; /* longest value, characters; >= 16 */
 } tlm_boot_text_t;
 
-/* put and get as core_boot.h describes them, over s. */
+/* put and get as boot.h describes them, over s. */
 int tlm_boot_text_put(const tlm_boot_text_t *s, const char *key,
                       const void *val, size_t len);
 int tlm_boot_text_get(const tlm_boot_text_t *s, int owner, const char *key,

@@ -1,7 +1,7 @@
-/* core_boot_pmix.c - the PMIx launcher adapter, for programs started by
+/* boot_pmix.c - the PMIx launcher adapter, for programs started by
  * Open MPI's mpirun or Slurm's srun --mpi=pmix: rank, size and the
  * key-value store (PMIx_Put / Commit / Fence with data collection / Get).
- * Built only when libpmix is found (core_boot_select.c makes the choice). */
+ * Built only when libpmix is found (boot_select.c makes the choice). */
 #define TLM_LOG_SUBSYS "boot"
 #include <pmix.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "telemem.h"
-#include "core/core_boot_adapter.h"
+#include "boot/boot_adapter.h"
 #include "util/log.h"
 
 typedef struct boot_pmix {

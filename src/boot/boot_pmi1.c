@@ -1,4 +1,4 @@
-/* core_boot_pmi1.c - the PMI-1 launcher adapter: a client of PMI-1's
+/* boot_pmi1.c - the PMI-1 launcher adapter: a client of PMI-1's
  * "simple" wire protocol on the socket PMI_FD (or PMI_PORT, Hydra's
  * -pmi-port), spoken by MPICH's Hydra mpiexec (and by Slurm's srun
  * --mpi=pmi2, which serves PMI-1 too).  No
@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "telemem.h"
-#include "core/core_boot_adapter.h"
-#include "core/core_boot_text.h"
+#include "boot/boot_adapter.h"
+#include "boot/boot_text.h"
 #include "util/log.h"
 #include "util/util.h"
 

@@ -1,4 +1,4 @@
-/* core_boot_text.c - binary keys and values in a PMI key-value store of
+/* boot_text.c - binary keys and values in a PMI key-value store of
  * short text: a key is mapped to a short name of safe characters, a value
  * is encoded in base64url (no padding) and cut into chunks that fit the
  * store's value length (docs/bootstrap.md, "Keys and values in a PMI
@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "telemem.h"
-#include "core/core_boot_text.h"
-#include "core/core_boot_wire.h"
+#include "boot/boot_text.h"
+#include "boot/boot_wire.h"
 #include "util/log.h"
 #include "util/util.h"
 

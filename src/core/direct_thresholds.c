@@ -1,0 +1,176 @@
+/* direct_thresholds.c - which transfers take the direct path:
+ * TELEMEM_DIRECT and its thresholds per driver (from the environment, the
+ * calibration profile or the driver), and their text for
+ * TELEMEM_PRINT_CONFIG (docs/direct.md). */
+#define TLM_LOG_SUBSYS "direct"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/direct_int.h"
+
+/* ---- thresholds ----------------------------------------------------------- */
+
+/* Look name (or alt) up in spec: "64k" or "a:32k,b:1m".  1 found, 0 not,
+ * -1 malformed. */
+static int spec_lookup(const char *spec, const char *name, const char *alt,
+                       size_t *out)
+{
+    if (!spec || !spec[0])
+        return 0;
+    if (!strchr(spec, ':'))
+        return tlm_util_parse_size(spec, out) == 0 ? 1 : -1;
+    const char *s = spec;
+    int found = 0;
+    while (*s) {
+        size_t n = strcspn(s, ",");
+        const char *colon = memchr(s, ':', n);
+        char val[64];
+        if (!colon || colon == s || (size_t)(s + n - colon - 1) >= sizeof(val))
+            return -1;
+        size_t kl = (size_t)(colon - s), vl = (size_t)(s + n - colon - 1);
+        memcpy(val, colon + 1, vl);
+        val[vl] = '\0';
+        size_t v;
+        if (tlm_util_parse_size(val, &v) != 0)
+            return -1;
+        if (!found && ((name && strlen(name) == kl && !strncmp(s, name, kl)) ||
+                       (alt && strlen(alt) == kl && !strncmp(s, alt, kl)))) {
+            *out = v;
+            found = 1;
+        }
+        s += n;
+        if (*s == ',')
+            s++;
+    }
+    return found;
+}
+
+int tlm_core_direct_check_config(const tlm_config_t *c)
+{
+    size_t v;
+    if (strcmp(c->DIRECT, "auto") && strcmp(c->DIRECT, "never") &&
+        strcmp(c->DIRECT, "always")) {
+        tlm_error("TELEMEM_DIRECT=\"%s\" is invalid: expected auto, never "
+                  "or always", c->DIRECT);
+        return TELEMEM_ERR_CONFIG;
+    }
+    if (spec_lookup(c->DIRECT_THRESHOLD, NULL, NULL, &v) < 0 ||
+        spec_lookup(c->DIRECT_ROW_THRESHOLD, NULL, NULL, &v) < 0) {
+        tlm_error("TELEMEM_DIRECT_%sTHRESHOLD=\"%s\" is invalid: expected a "
+                  "size (64k) or a comma list name:size (window:32k,"
+                  "ofi-rma:1m)",
+                  spec_lookup(c->DIRECT_THRESHOLD, NULL, NULL, &v) < 0 ? ""
+                                                                    : "ROW_",
+                  spec_lookup(c->DIRECT_THRESHOLD, NULL, NULL, &v) < 0
+                      ? c->DIRECT_THRESHOLD : c->DIRECT_ROW_THRESHOLD);
+        return TELEMEM_ERR_CONFIG;
+    }
+    return TELEMEM_OK;
+}
+
+/* One decimal number after blanks, *s moved past it: 0, or -1 when there is
+ * none or it does not fit (strtoull, not sscanf, to see the errors). */
+static int profile_num(const char **s, unsigned long long *v)
+{
+    const char *p = *s + strspn(*s, " \t");
+    char *end;
+    if (*p < '0' || *p > '9')
+        return -1;
+    errno = 0;
+    *v = strtoull(p, &end, 10);
+    if (errno || end == p)
+        return -1;
+    *s = end;
+    return 0;
+}
+
+/* The calibration profile: lines "<driver> <threshold> <row threshold>",
+ * '#' comments.  1 found, 0 not. */
+static int profile_lookup(const char *driver, size_t *thr, size_t *row)
+{
+    char path[512];
+    if (!tlm_core_config_profile_path(&tlm_core.cfg, path, sizeof(path)))
+        return 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    char line[256];
+    unsigned long long t, r;
+    int found = 0;
+    while (!found && fgets(line, sizeof(line), f)) {
+        if (line[0] == '#')
+            continue;
+        const char *s = line + strspn(line, " \t");
+        size_t n = strcspn(s, " \t\r\n");
+        if (n == 0 || n != strlen(driver) || strncmp(s, driver, n))
+            continue;
+        s += n;
+        if (profile_num(&s, &t) == 0 && profile_num(&s, &r) == 0) {
+            *thr = (size_t)t;
+            *row = (size_t)r;
+            found = 1;
+        }
+    }
+    fclose(f);
+    if (found)
+        tlm_debug("direct profile %s: %s threshold %zu, row %zu", path,
+                  driver, *thr, *row);
+    return found;
+}
+
+static void describe(const tlm_transport_t *tp, size_t thr, size_t row,
+                     const char *src)
+{
+    char line[256];
+    if (D.mode == MODE_AUTO)
+        snprintf(line, sizeof(line), "direct path %s (%s): from %zu bytes, "
+                 "strided rows from %zu bytes (%s)\n", tp->direct->name,
+                 tp->name, thr, row, src);
+    else
+        snprintf(line, sizeof(line), "direct path %s (%s): %s\n",
+                 tp->direct->name, tp->name, D.mode == MODE_NEVER
+                 ? "off (TELEMEM_DIRECT=never)"
+                 : "every transfer it can take (TELEMEM_DIRECT=always)");
+    size_t old = D.text ? strlen(D.text) : 0;
+    char *t = realloc(D.text, old + strlen(line) + 1);
+    if (!t)
+        return;
+    memcpy(t + old, line, strlen(line) + 1);
+    D.text = t;
+}
+
+const char *tlm_core_direct_string(void)
+{
+    return D.text ? D.text : "";
+}
+
+
+
+void tlm_core_dx_thresholds(const tlm_transport_t *tp, size_t *thr,
+                            size_t *row)
+{
+    const tlm_config_t *c = &tlm_core.cfg;
+    tlm_direct_t *d = tp->direct;
+    const char *src = "driver default";
+    *thr = d->threshold;
+    *row = d->row_threshold ? d->row_threshold
+                            : TLM_MAX(d->threshold / 16, 256);
+    size_t pt, pr;
+    if (profile_lookup(d->name, &pt, &pr)) {
+        *thr = pt;
+        *row = pr;
+        src = "profile";
+    }
+    if (spec_lookup(c->DIRECT_THRESHOLD, d->name, tp->name, thr) > 0)
+        src = "TELEMEM_DIRECT_THRESHOLD";
+    if (spec_lookup(c->DIRECT_ROW_THRESHOLD, d->name, tp->name, row) > 0)
+        src = "TELEMEM_DIRECT_ROW_THRESHOLD";
+    if (D.mode == MODE_ALWAYS)
+        *thr = *row = 1;
+    if (D.mode == MODE_NEVER)
+        *thr = *row = SIZE_MAX;
+    *thr = TLM_MAX(*thr, 1);
+    describe(tp, *thr, *row, src);
+}
