@@ -66,6 +66,7 @@ typedef struct tlm_am_peer {
     size_t max_msg;
     size_t zc_min;      /* payloads this long go by send_zc (zc ops) */
     size_t zc_local_max; /* see tlm_transport_t */
+    size_t zc_max;      /* payload of one zc message (>= max_msg) */
     tlm_am_sendop_t *qhead, *qtail;
     struct tlm_am_peer *pending_next;
     bool pending;

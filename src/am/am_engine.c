@@ -41,6 +41,7 @@ int tlm_am_add_transport(tlm_transport_t *tp, const bool *reach)
             tlm_am.peers[r].zc_min =
                 tp->ops->send_zc && tp->zc_min ? tp->zc_min : SIZE_MAX;
             tlm_am.peers[r].zc_local_max = tp->zc_local_max;
+            tlm_am.peers[r].zc_max = tp->zc_max_msg;
         }
     }
     return TELEMEM_OK;
@@ -208,6 +209,9 @@ static int pump_op(tlm_am_peer_t *p, tlm_am_sendop_t *op)
     room -= room % op->align;
     do {
         size_t chunk = TLM_MIN(op->total - op->cursor, room);
+        if (op->zc && !op->pack && p->zc_max > room &&
+            op->total - op->cursor >= p->zc_min)
+            chunk = TLM_MIN(op->total - op->cursor, p->zc_max); /* pulled */
         if (op->frag)
             ((tlm_am_frag_hdr_t *)(void *)op->hdr)->offset = op->cursor;
         int rc;

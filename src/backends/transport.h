@@ -44,6 +44,9 @@ typedef struct tlm_transport_params {
     size_t shm_buf_size;     /* shm settings, from the config table */
     long shm_buf_count;
     long shm_ring;
+    bool shm_cma;            /* TELEMEM_SHM_CMA: receivers may pull */
+    size_t shm_cma_threshold; /* TELEMEM_SHM_CMA_THRESHOLD, 0 = profile */
+    const char *profile;     /* calibration profile path, "" = none */
     const char *ofi_provider; /* TELEMEM_OFI_PROVIDER, "" = libfabric's pick */
     const char *ofi_rxm_rx_size; /* FI_OFI_RXM_MSG_RX_SIZE to set, "" = none */
     bool direct;             /* TELEMEM_DIRECT is not never: open a driver */
@@ -122,7 +125,11 @@ struct tlm_transport {
     size_t zc_min;       /* payload bytes from which send_zc pays */
     size_t zc_local_max; /* longest send_zc payload that completes without
                           * the peer's help (eager; longer ones wait for
-                          * the peer to poll: rendezvous) */
+                          * the peer to poll: rendezvous); SIZE_MAX where
+                          * the receiver pulls every send_zc (shm): a
+                          * blocking put then returns once it is pulled */
+    size_t zc_max_msg;   /* largest payload of one send_zc message, may
+                          * exceed max_msg; 0 = as other messages */
     bool same_node_only; /* reaches only ranks on this node */
     bool silent_writes;  /* its direct driver writes into a peer's memory
                           * without waking the peer's sleeping waits

@@ -138,13 +138,18 @@ static int find_same_node(bool *same)
  * the job is joined. */
 static tlm_transport_params_t transport_params(void)
 {
-    static char rxm[24];
+    static char rxm[24], profile[512];
+    if (!tlm_core_config_profile_path(&tlm_core.cfg, profile, sizeof(profile)))
+        profile[0] = '\0';
     if (!tlm_core_config_rxm_rx_size(&tlm_core.cfg, rxm, sizeof(rxm)))
         rxm[0] = '\0';
     tlm_transport_params_t p = {
         .shm_buf_size = tlm_core.cfg.SHM_BUF_SIZE,
         .shm_buf_count = tlm_core.cfg.SHM_BUF_COUNT,
         .shm_ring = tlm_core.cfg.SHM_RING,
+        .shm_cma = tlm_core.cfg.SHM_CMA,
+        .shm_cma_threshold = tlm_core.cfg.SHM_CMA_THRESHOLD,
+        .profile = profile,
         .ofi_provider = tlm_core.cfg.OFI_PROVIDER,
         .ofi_rxm_rx_size = rxm,
         .direct = strcmp(tlm_core.cfg.DIRECT, "never") != 0,

@@ -254,6 +254,18 @@ static void put_nb_sent(tlm_am_sendop_t *sop, int status)
         tlm_core_op_complete((uint32_t)(uintptr_t)sop->done_arg, status);
 }
 
+/* A pulled put_nb's source is no longer read (its op completes by the
+ * target's ack); on an error, its op, if it is still that op, fails. */
+static void put_nb_zc_sent(tlm_am_sendop_t *sop, int status)
+{
+    uint32_t idx;
+    if (status != TELEMEM_OK && tlm_core.peers &&
+        tlm_core_op_from_wire((uint32_t)(uintptr_t)sop->done_arg,
+                              TLM_OP_PUT, &idx))
+        tlm_core_op_complete(idx, status);
+    free(sop);
+}
+
 int tlm_core_new_handle(uint32_t idx, telemem_handle_t *h)
 {
     h->index_ = idx;
@@ -308,6 +320,19 @@ int telemem_put_nb(int rank, void *remote_dst, const void *local_src,
         if (rc != TELEMEM_ERR_AGAIN) {
             tlm_core_op_free(idx);
             return rc;
+        }
+    }
+    if (bytes >= tlm_am.peers[rank].zc_min) {
+        /* Sent without a copy (pulled by the target): on the heap, since
+         * the transport may let go of it after the op is over. */
+        tlm_am_sendop_t *zop = malloc(sizeof(*zop));
+        if (zop) {
+            tlm_am_sendop_init(zop, &hd, sizeof(hd), true, local_src, bytes);
+            zop->zc = true;
+            zop->done = put_nb_zc_sent;
+            zop->done_arg = (void *)(uintptr_t)hd.h.id;
+            tlm_am_post(rank, zop);
+            return tlm_core_new_handle(idx, h);
         }
     }
     tlm_am_sendop_init(&op->sendop, &hd, sizeof(hd), true, local_src, bytes);
