@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/uio.h>
 
 #include "backends/direct.h"
@@ -89,6 +90,12 @@ typedef struct tlm_transport_ops {
     int (*send_zc)(tlm_transport_t *tp, int peer, const void *hdr,
                    size_t hdr_len, const void *data, size_t len,
                    tlm_sent_fn_t done, void *arg);
+    /* Optional, with send_zc: [addr, addr+len) of this process is about to
+     * change (a request from peer writes it); send_zc data to peer that
+     * overlaps it and is not read yet must be read as it is now (a copy
+     * taken before return).  For get replies streamed from live memory. */
+    void (*protect)(tlm_transport_t *tp, int peer, uintptr_t addr,
+                    size_t len);
     /* Blocking waits (docs/transports.md, "Sleeping").  wait_arm: this
      * process is about to sleep; from the return on, anything its progress
      * call would act on - a message, room for a send that answered

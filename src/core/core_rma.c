@@ -810,6 +810,10 @@ static void on_get_req(int src, const void *msg, size_t len)
     }
     tlm_am_sendop_init(op, &r, sizeof(r), true, data, q->len);
     op->live = true;
+    /* Long replies may be read in place by the initiator (shm's pull);
+     * later writes from src to this memory protect it (tlm_am_protect). */
+    op->zc = q->len >= tlm_am.peers[src].zc_min &&
+             tlm_am.peers[src].tp->ops->protect;
     op->done = free_reply;
     tlm_am_post(src, op);
 }
@@ -837,6 +841,37 @@ static void on_get_rep(int src, const void *msg, size_t len)
     op->got += plen;
     if (op->got == op->len)
         tlm_core_op_complete(idx, TELEMEM_OK);
+}
+
+/* A get reply's payload may go straight to the get's buffer when the
+ * transport receives it apart from its header (shm's pull): the same
+ * checks as on_get_rep; placed_get_rep then counts it in. */
+static void *place_get_rep(int src, const void *hdr, size_t hdr_len,
+                           size_t plen)
+{
+    const tlm_am_frag_hdr_t *h = hdr;
+    uint32_t idx;
+    tlm_op_t *op = hdr_len == sizeof(*h)
+                       ? tlm_core_op_from_wire(h->h.id, TLM_OP_GET, &idx)
+                       : NULL;
+    if (!op || op->rank != src || op->unpack != TLM_UNPACK_COPY ||
+        h->total != op->len || h->offset > op->len ||
+        plen > op->len - h->offset)
+        return NULL;
+    return op->dst + h->offset;
+}
+
+static void placed_get_rep(int src, const void *hdr, size_t hdr_len,
+                           size_t plen, int status)
+{
+    const tlm_am_frag_hdr_t *h = hdr;
+    uint32_t idx;
+    tlm_op_t *op = tlm_core_op_from_wire(h->h.id, TLM_OP_GET, &idx);
+    if (!op)
+        return;
+    op->got += plen;
+    if (status != TELEMEM_OK || op->got == op->len)
+        tlm_core_op_complete(idx, status);
 }
 
 static void on_ack(int src, const void *msg, size_t len)
@@ -894,6 +929,7 @@ void tlm_core_rma_init(void)
     tlm_am_set_placer(TLM_AM_PUT, place_put, placed_put);
     tlm_am_set_handler(TLM_AM_GET_REQ, on_get_req);
     tlm_am_set_handler(TLM_AM_GET_REP, on_get_rep);
+    tlm_am_set_placer(TLM_AM_GET_REP, place_get_rep, placed_get_rep);
     tlm_am_set_handler(TLM_AM_ACK, on_ack);
     tlm_am_set_handler(TLM_AM_NACK, on_nack);
     tlm_am_set_handler(TLM_AM_FLUSH, on_flush);

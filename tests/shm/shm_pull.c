@@ -7,6 +7,9 @@
  *   strided  telemem_put_strided / telemem_get_strided, 4 rows per size
  *   reuse    rank 0 frees or refills its source as soon as a blocking put
  *            returns; rank 1 must see what was there at the call
+ *   order    rank 0 gets a range of rank 1's block and puts to it right
+ *            after (both _nbi): the get sees the data before the put,
+ *            though rank 1 applies the put before rank 0 pulls the reply
  *   kill     rank 1 SIGKILLs itself (a thread of its own) while it pulls
  *            rank 0's 64 MiB puts: rank 0's put returns PEER_DEAD, no
  *            hang (telemem-run --keep-going; exit status 137). */
@@ -183,6 +186,40 @@ static void reuse_run(void *block)
     TT_CHECK(telemem_barrier());
 }
 
+/* get_nbi then put_nbi to the same range: issue order per peer. */
+static void order_run(void *block, char *local)
+{
+    static const size_t os[] = {64 << 10, 1 << 20, 4 << 20, (4 << 20) + 3};
+    char *mine = (char *)block + OFF;
+    size_t maxs = (4 << 20) + 3;
+    char *src = malloc(maxs);
+    TT_ASSERT(src, "no memory");
+    for (int rep = 0; rep < 8; rep++)
+        for (int k = 0; k < 4; k++) {
+            size_t n = os[k];
+            if (tt_me == 1)
+                tt_pat_fill(mine, n, tt_key(5, rep, k, 0), 0);
+            TT_CHECK(telemem_barrier());
+            if (tt_me == 0) {
+                char *r = (char *)bases[1] + OFF;
+                tt_pat_fill(src, n, tt_key(6, rep, k, 0), 0);
+                memset(local, 0, n);
+                TT_CHECK(telemem_get_nbi(1, local, r, n));
+                TT_CHECK(telemem_put_nbi(1, r, src, n));
+                TT_CHECK(telemem_quiet());
+                TT_ASSERT(tt_pat_verify(local, n, tt_key(5, rep, k, 0), 0,
+                                        "get before put") == 0,
+                          "get of %zu bytes saw the later put", n);
+            }
+            TT_CHECK(telemem_barrier());
+            if (tt_me == 1)
+                TT_ASSERT(tt_pat_verify(mine, n, tt_key(6, rep, k, 0), 0,
+                                        "put after get") == 0,
+                          "put of %zu bytes after a get is wrong", n);
+        }
+    free(src);
+}
+
 static void *killer(void *arg)
 {
     usleep(30000);
@@ -241,6 +278,8 @@ int main(int argc, char **argv)
         return kill_run(bases[tt_me], local);
     if (!strcmp(mode, "reuse"))
         reuse_run(bases[tt_me]);
+    else if (!strcmp(mode, "order"))
+        order_run(bases[tt_me], local);
     else
         sizes_run(!strcmp(mode, "strided"), bases[tt_me], local);
     TT_CHECK(telemem_barrier());

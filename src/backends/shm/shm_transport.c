@@ -22,6 +22,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include "telemem.h"
@@ -74,13 +75,22 @@ typedef struct shm_pull {
     uint64_t addr;   /* in the sender's address space */
     uint64_t len;
     uint32_t hdr_len;
-    uint32_t pad;
+    /* PULL_READY; the receiver takes it (PULL_TAKEN) before it reads, or
+     * the sender, about to change the source, moves it first to a copy
+     * at `moved` (PULL_MOVED): shm_protect. */
+    _Atomic uint32_t state;
+    _Atomic uint64_t moved;
 } shm_pull_t;
+enum { PULL_READY = 0, PULL_TAKEN = 1, PULL_MOVED = 2 };
 
 /* A sender's pull not yet finished by its receiver. */
 typedef struct shm_zc {
     tlm_sent_fn_t done;
     void *arg;
+    shm_pull_t *desc;  /* the message, while not finished */
+    uintptr_t src;
+    size_t len;
+    void *snap;        /* the copy it was moved to, or NULL */
 } shm_zc_t;
 
 typedef struct shm_seg_hdr {
@@ -340,6 +350,8 @@ static inline int shm_reserve(shm_transport_t *st, int peer_rank, size_t len,
 
 /* ---- doorbell (docs/shm.md, "Sleeping") --------------------------------- */
 
+static bool lock_free(const shm_transport_t *st, int l);
+
 /* The peer's bell said asleep: the first to ring it writes one datagram
  * to its socket (a sleeper polls it); later senders see RUNG. */
 static void ring_slow(shm_transport_t *st, shm_peer_t *p)
@@ -467,6 +479,55 @@ static int shm_send_fill_fenced(tlm_transport_t *tp, int peer_rank,
 
 /* ---- the pull path (docs/shm.md, "The pull path") ----------------------- */
 
+/* Wait until p has finished pull i (it is reading it now: a system call
+ * away), or is gone. */
+static void wait_pulled(shm_transport_t *st, shm_peer_t *p, uint64_t i)
+{
+    for (unsigned k = 1; atomic_load_explicit(&p->out->pulled,
+                                              memory_order_acquire) <= i;
+         k++) {
+        if (k % 1024 == 0 && lock_free(st, p->local))
+            return;
+        sched_yield();
+    }
+}
+
+/* [addr, addr+len) is about to change: pulls to peer from it that the
+ * peer has not begun are moved to a copy taken now (transport.h). */
+static void shm_protect(tlm_transport_t *tp, int peer_rank, uintptr_t addr,
+                        size_t len)
+{
+    shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
+    int l = peer_rank >= 0 && peer_rank < st->nranks
+                ? st->local_of_rank[peer_rank] : -1;
+    if (l < 0 || l == st->my_local || !st->peers[l].zc)
+        return;
+    shm_peer_t *p = &st->peers[l];
+    uint64_t i = TLM_MAX(p->zc_done, atomic_load_explicit(
+                                         &p->out->pulled,
+                                         memory_order_acquire));
+    for (; i < p->zc_sent; i++) {
+        shm_zc_t *z = &p->zc[i & st->ring_mask];
+        if (z->snap || !tlm_util_ranges_overlap(z->src, z->len, addr, len))
+            continue;
+        void *snap = malloc(z->len ? z->len : 1);
+        uint32_t want = PULL_READY;
+        if (snap) {
+            memcpy(snap, (const void *)z->src, z->len);
+            atomic_store_explicit(&z->desc->moved, (uintptr_t)snap,
+                                  memory_order_relaxed);
+            if (atomic_compare_exchange_strong_explicit(
+                    &z->desc->state, &want, PULL_MOVED, memory_order_acq_rel,
+                    memory_order_acquire)) {
+                z->snap = snap;
+                continue;
+            }
+            free(snap);
+        }
+        wait_pulled(st, p, i); /* taken already (or no memory) */
+    }
+}
+
 /* Finish the sender's pulls up to n (n = UINT64_MAX: all) with status. */
 static void finish_pulls(shm_transport_t *st, shm_peer_t *p, uint64_t n,
                          int status)
@@ -475,6 +536,7 @@ static void finish_pulls(shm_transport_t *st, shm_peer_t *p, uint64_t n,
         shm_zc_t z = p->zc[p->zc_done++ & st->ring_mask];
         if (p->zc_done == p->zc_sent)
             st->zc_peers--;
+        free(z.snap);
         z.done(z.arg, status);
     }
 }
@@ -487,7 +549,7 @@ static inline int send_zc_impl(tlm_transport_t *tp, int peer_rank,
                                tlm_sent_fn_t done, void *arg, bool fenced)
 {
     shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
-    shm_pull_t d = {(uintptr_t)data, len, (uint32_t)hdr_len, 0};
+    shm_pull_t d = {(uintptr_t)data, len, (uint32_t)hdr_len, PULL_READY, 0};
     shm_peer_t *p;
     uint8_t *dst;
     int rc = shm_reserve(st, peer_rank, sizeof(d) + hdr_len, &p, &dst);
@@ -504,6 +566,10 @@ static inline int send_zc_impl(tlm_transport_t *tp, int peer_rank,
     shm_zc_t *z = &p->zc[p->zc_sent++ & st->ring_mask];
     z->done = done;
     z->arg = arg;
+    z->desc = (shm_pull_t *)(void *)dst;
+    z->src = (uintptr_t)data;
+    z->len = len;
+    z->snap = NULL;
     if (p->zc_sent - p->zc_done == 1)
         st->zc_peers++;
     shm_commit(st, p, sizeof(d) + hdr_len, CELL_PULL, fenced);
@@ -585,15 +651,23 @@ static int cma_pull(shm_peer_t *p, void *dst, uint64_t addr, size_t n)
 static int pull_in(shm_transport_t *st, shm_peer_t *p, const uint8_t *msg,
                    size_t len)
 {
-    shm_pull_t d;
-    if (len >= sizeof(d))
-        memcpy(&d, msg, sizeof(d));
-    if (len < sizeof(d) || d.hdr_len != len - sizeof(d) ||
-        d.len > (64ull << 30)) {
+    shm_pull_t *dp = (shm_pull_t *)(uintptr_t)msg, d;
+    if (len < sizeof(d) || dp->hdr_len != len - sizeof(d) ||
+        dp->len > (64ull << 30)) {
         tlm_error("peer %d sent a bad pull descriptor (%zu bytes)", p->rank,
                   len);
         return TELEMEM_OK;
     }
+    d.addr = dp->addr;
+    d.len = dp->len;
+    d.hdr_len = dp->hdr_len;
+    uint32_t want = PULL_READY;
+    if (!atomic_compare_exchange_strong_explicit(&dp->state, &want,
+                                                 PULL_TAKEN,
+                                                 memory_order_acq_rel,
+                                                 memory_order_acquire) &&
+        want == PULL_MOVED) /* the sender copied it away: read the copy */
+        d.addr = atomic_load_explicit(&dp->moved, memory_order_relaxed);
     const uint8_t *hdr = msg + sizeof(d);
     size_t plen = (size_t)d.len;
     void *dst = st->place ? st->place(st->deliver_arg, p->rank, hdr,
@@ -720,12 +794,19 @@ static int shm_progress_fenced(tlm_transport_t *tp, int max)
  * (even as a zombie).  A dead peer will never release the buffers still in
  * flight to it: they are taken back here, or the survivors run out of
  * buffers for each other. */
-static bool local_dead(shm_transport_t *st, int l)
+static bool lock_free(const shm_transport_t *st, int l)
 {
     int fd = st->maps[l].fd;
     if (fd < 0 || flock(fd, LOCK_SH | LOCK_NB) != 0)
         return false;
     flock(fd, LOCK_UN);
+    return true;
+}
+
+static bool local_dead(shm_transport_t *st, int l)
+{
+    if (!lock_free(st, l))
+        return false;
     shm_peer_t *p = &st->peers[l];
     while (p->fhead != p->ftail) {
         uint32_t sl = p->fifo[p->fhead++ % st->buf_count];
@@ -856,6 +937,7 @@ static const tlm_transport_ops_t shm_ops = {
     .send = shm_send,
     .send_fill = shm_send_fill,
     .send_zc = shm_send_zc,
+    .protect = shm_protect,
     .progress = shm_progress,
     .peer_alive = shm_peer_alive,
     .close = shm_close,
@@ -869,6 +951,7 @@ static const tlm_transport_ops_t shm_ops_fenced = {
     .send = shm_send_fenced,
     .send_fill = shm_send_fill_fenced,
     .send_zc = shm_send_zc_fenced,
+    .protect = shm_protect,
     .progress = shm_progress_fenced,
     .peer_alive = shm_peer_alive,
     .close = shm_close,
