@@ -24,7 +24,7 @@ TLM_CONFIG(SHM_RING, INT, "256", "2..16777216",
 TLM_CONFIG(SHM_CMA, BOOL, "y", "",
            "Shared memory: long payloads (puts, get replies) go as a descriptor that the receiver pulls with process_vm_readv, one copy (n: every payload through the message buffers, two copies; also the fallback, logged at info level, where the kernel refuses CMA); docs/shm.md")
 TLM_CONFIG(SHM_CMA_THRESHOLD, SIZE, "0", "0..1t",
-           "Smallest payload pulled with CMA; 0 = the calibration profile's shm-pull line (telemem-run --calibrate), else 64k")
+           "Smallest payload pulled with CMA; 0 = the calibration profile's shm-pull line (telemem-run --calibrate), else 4m")
 TLM_CONFIG(BOOTSTRAP, STRING, "auto", "auto|telemem|pmix|pmi2|pmi1|singleton",
            "How a process joins its job: auto (telemem-run if it started us, else the launcher's PMIx, PMI-2 or PMI-1, else a singleton; refused when a launcher started several ranks that cannot be joined), telemem, pmix, pmi2, pmi1 or singleton")
 TLM_CONFIG(TIMEOUT, SECONDS, "0", "0..31536000",

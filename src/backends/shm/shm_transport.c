@@ -41,7 +41,7 @@
 #define SHM_HDR_ROOM 128u
 /* Payloads from this size are pulled unless the profile or the setting
  * says otherwise (docs/shm.md, "The pull path"). */
-#define SHM_PULL_DEFAULT (64u * 1024)
+#define SHM_PULL_DEFAULT (4u << 20)
 /* cell kinds */
 enum { CELL_MSG = 0, CELL_PULL = 1 };
 
