@@ -2,24 +2,29 @@
 # bench-shm-pull.sh - the shared-memory pull path (docs/shm.md) against the
 # two-copy ring, alternating in one run, on the polling path
 # (TELEMEM_DIRECT=never): NetPIPE burst puts (64 KiB - 8 MiB) and 8-byte
-# latency with TELEMEM_SHM_CMA=y / n, and the FFT (bench/fft) with Telemem
-# puts (pull, copy) beside MPI_Alltoall and ARMCI-MPI's puts.  Prints the
-# load, the figures and medians over rounds; CSVs go to --out.
+# latency pulled from 64 KiB (pull), with the default threshold (default),
+# with TELEMEM_SHM_CMA=n (copy) and, with --base, a build without the pull
+# (main), and the FFT (bench/fft) with Telemem puts (pull, default, copy)
+# beside MPI_Alltoall and ARMCI-MPI's puts.  Prints the load, the figures
+# and medians over rounds; CSVs go to --out.
 set -euo pipefail
 
 build=build
+base=
 out=results/shm-pull
 rounds=3
 min_log2=14
 max_log2=22
 usage() {
     cat <<'EOF'
-Usage: scripts/bench-shm-pull.sh [--build DIR] [--out DIR] [--rounds N]
-                                 [--min-log2 K] [--max-log2 K]
+Usage: scripts/bench-shm-pull.sh [--build DIR] [--base DIR] [--out DIR]
+                                 [--rounds N] [--min-log2 K] [--max-log2 K]
 Each round runs, in an order rotated per round: telemem-netpipe burst
-(64k..8m) and latency (8 B) with TELEMEM_SHM_CMA=y and =n; telemem-fft
---alltoall telemem with TELEMEM_SHM_CMA=y and =n, telemem-fft --alltoall
-mpi, armci-mpi-fft --alltoall armci (2 ranks, 2^K points).  All Telemem
+(64k..8m) and latency (8 B) pulled from 64 KiB (pull), with the default
+threshold (default), with TELEMEM_SHM_CMA=n (copy), and from the build
+--base (main; a build before the pull path); telemem-fft --alltoall
+telemem likewise (pull, default, copy), telemem-fft --alltoall mpi,
+armci-mpi-fft --alltoall armci (2 ranks, 2^K points).  All Telemem
 runs with TELEMEM_DIRECT=never.  Figures are noisy on a shared machine:
 the load is printed with them; rerun quiet before quoting.
 EOF
@@ -27,6 +32,7 @@ EOF
 while [ $# -gt 0 ]; do
     case $1 in
     --build) build=$2; shift 2 ;;
+    --base) base=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --min-log2) min_log2=$2; shift 2 ;;
@@ -47,22 +53,22 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export TELEMEM_DIRECT=never
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(git rev-parse --short HEAD 2>/dev/null || echo '?'), load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-netpipe() { # label cma
-    TELEMEM_SHM_CMA=$2 "$run" -n 2 "$np" --mode burst --min 64k --max 8m \
-        --perturbation 0 --time 0.2 --samples 7 |
-        grep '^burst' | sed "s/^/$1,/" >>"$out/netpipe.csv"
-    TELEMEM_SHM_CMA=$2 "$run" -n 2 "$np" --mode latency --min 8 --max 8 \
-        --perturbation 0 --time 0.5 --samples 9 |
-        grep '^latency' | sed "s/^/$1,/" >>"$out/netpipe.csv"
+netpipe() { # label build NAME=value
+    env "$3" "$2/tools/telemem-run" -n 2 "$2/bench/netpipe/telemem-netpipe" \
+        --mode burst --min 64k --max 8m --perturbation 0 --time 0.2 \
+        --samples 7 | grep '^burst' | sed "s/^/$1,/" >>"$out/netpipe.csv"
+    env "$3" "$2/tools/telemem-run" -n 2 "$2/bench/netpipe/telemem-netpipe" \
+        --mode latency --min 8 --max 8 --perturbation 0 --time 0.5 \
+        --samples 9 | grep '^latency' | sed "s/^/$1,/" >>"$out/netpipe.csv"
 }
-fft() { # label cma|- exe alltoall
+fft() { # label NAME=value|- exe alltoall
     local csv=$out/fft-$1-r$r.csv
     if [ "$2" = - ]; then
         OMPI_MCA_osc=sm,pt2pt mpirun --oversubscribe -np 2 "$3" --alltoall "$4" \
             --min-log2 "$min_log2" --max-log2 "$max_log2" --reps 3 \
             --min-time 0.1 --csv "$csv" >/dev/null
     else
-        TELEMEM_SHM_CMA=$2 mpirun --oversubscribe -np 2 -x TELEMEM_SHM_CMA \
+        env "$2" mpirun --oversubscribe -np 2 -x "${2%%=*}" \
             -x TELEMEM_DIRECT "$3" --alltoall "$4" --min-log2 "$min_log2" \
             --max-log2 "$max_log2" --reps 3 --min-time 0.1 --csv "$csv" \
             >/dev/null
@@ -71,17 +77,23 @@ fft() { # label cma|- exe alltoall
 }
 : >"$out/netpipe.csv"
 : >"$out/fft.csv"
-variants=(np-pull np-copy fft-pull fft-copy fft-mpi fft-armci-mpi)
+pull=TELEMEM_SHM_CMA_THRESHOLD=64k
+variants=(np-pull np-default np-copy fft-pull fft-default fft-copy fft-mpi
+          fft-armci-mpi)
+[ -n "$base" ] && variants+=(np-main)
 for r in $(seq 1 "$rounds"); do
     n=${#variants[@]}
     for i in $(seq 0 $((n - 1))); do
         v=${variants[$(( (i + r) % n ))]}
         echo "# round $r: $v (load: $(cut -d' ' -f1-3 /proc/loadavg))"
         case $v in
-        np-pull) netpipe pull y ;;
-        np-copy) netpipe copy n ;;
-        fft-pull) fft pull y "$tf" telemem ;;
-        fft-copy) fft copy n "$tf" telemem ;;
+        np-pull) netpipe pull "$build" "$pull" ;;
+        np-default) netpipe default "$build" TELEMEM_SHM_CMA=y ;;
+        np-copy) netpipe copy "$build" TELEMEM_SHM_CMA=n ;;
+        np-main) netpipe main "$base" TELEMEM_DIRECT=never ;;
+        fft-pull) fft pull "$pull" "$tf" telemem ;;
+        fft-default) fft default TELEMEM_SHM_CMA=y "$tf" telemem ;;
+        fft-copy) fft copy TELEMEM_SHM_CMA=n "$tf" telemem ;;
         fft-mpi) fft mpi - "$tf" mpi ;;
         fft-armci-mpi) [ -x "$af" ] && fft armci-mpi - "$af" armci ;;
         esac
@@ -97,17 +109,21 @@ for row in csv.reader(open(out + "/netpipe.csv")):
     lab, mode, touch, size = row[0], row[1], row[2], int(row[3])
     np[(mode, size, lab)].append(float(row[7] if mode == "burst" else row[5]))
 print("\nNetPIPE (TELEMEM_DIRECT=never), medians over rounds")
-print("| mode | bytes | pull | copy (SHM_CMA=n) | pull / copy |")
-print("|---|---:|---:|---:|---:|")
+nl = [l for l in ("pull", "default", "copy", "main")
+      if any(k[2] == l for k in np)]
+print("| mode | bytes | " + " | ".join(nl) + " | pull / copy |")
+print("|---|---:|" + "---:|" * (len(nl) + 1))
 for (mode, size) in sorted({(k[0], k[1]) for k in np}):
-    p, c = med(np[(mode, size, "pull")]), med(np[(mode, size, "copy")])
+    v = {l: med(np[(mode, size, l)]) for l in nl if np[(mode, size, l)]}
     unit = "MB/s" if mode == "burst" else "us"
-    print(f"| {mode} ({unit}) | {size} | {p:.1f} | {c:.1f} | {p / c:.2f} |")
+    print(f"| {mode} ({unit}) | {size} | " +
+          " | ".join(f"{v[l]:.1f}" if l in v else "-" for l in nl) +
+          f" | {v['pull'] / v['copy']:.2f} |")
 ff = collections.defaultdict(list)
 for row in csv.reader(open(out + "/fft.csv")):
     lab, log2n, gf, a2a = row[0], int(row[6]), float(row[11]), float(row[13])
     ff[(log2n, lab)].append((gf, a2a))
-labs = ["pull", "copy", "mpi", "armci-mpi"]
+labs = ["pull", "default", "copy", "mpi", "armci-mpi"]
 print("\nFFT, 2 ranks, Gflop/s (all-to-all ms), medians over rounds")
 print("| log2 N | " + " | ".join(labs) + " | pull/mpi | pull/armci-mpi |")
 print("|---:|" + "---:|" * (len(labs) + 2))

@@ -1213,6 +1213,20 @@ static int shm_check(const tlm_transport_params_t *p)
     return TELEMEM_OK;
 }
 
+/* Each peer's rings: mine in its segment (out), its in mine (in). */
+static void link_rings(shm_transport_t *st)
+{
+    for (int l = 0; l < st->nlocal; l++) {
+        shm_peer_t *pe = &st->peers[l];
+        pe->local = l;
+        pe->rank = st->maps[l].rank;
+        if (l == st->my_local)
+            continue;
+        pe->out = ring_of(&st->maps[l], st->my_local);
+        pe->in = ring_of(&st->maps[st->my_local], l);
+    }
+}
+
 static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
 {
     int rc = TELEMEM_ERR_NO_MEMORY;
@@ -1290,15 +1304,7 @@ static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     st->fence = !st->mb;
     if (st->fence)
         st->super.ops = &shm_ops_fenced;
-    for (int l = 0; l < st->nlocal; l++) {
-        shm_peer_t *pe = &st->peers[l];
-        pe->local = l;
-        pe->rank = st->maps[l].rank;
-        if (l == st->my_local)
-            continue;
-        pe->out = ring_of(&st->maps[l], st->my_local);
-        pe->in = ring_of(&st->maps[st->my_local], l);
-    }
+    link_rings(st);
     /* The same-node direct path (docs/direct.md); without it every
      * transfer takes the message path. */
     if (p->direct && st->nlocal > 1) {
