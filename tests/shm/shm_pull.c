@@ -253,6 +253,8 @@ static int kill_run(void *block, char *local)
     rc = telemem_finalize();
     TT_ASSERT(rc == TELEMEM_OK || rc == TELEMEM_ERR_PEER_DEAD,
               "finalize returned %s", telemem_status_name(rc));
+    free(local);
+    free(bases);
     return 0;
 }
 
