@@ -1149,12 +1149,19 @@ static size_t pull_threshold(const tlm_transport_params_t *p)
     size_t thr = SHM_PULL_DEFAULT;
     FILE *f = p->profile && p->profile[0] ? fopen(p->profile, "r") : NULL;
     char line[256];
-    unsigned long long v;
-    while (f && fgets(line, sizeof(line), f))
-        if (sscanf(line, " shm-pull %llu", &v) == 1 && v > 0) {
-            thr = (size_t)v;
+    while (f && fgets(line, sizeof(line), f)) {
+        const char *t = line + strspn(line, " \t");
+        if (strncmp(t, "shm-pull", 8) != 0 || (t[8] != ' ' && t[8] != '\t'))
+            continue;
+        t += 8 + strspn(t + 8, " \t");
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(t, &end, 10);
+        if (errno == 0 && end != t && *t != '-' && v > 0) {
+            thr = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
             tlm_debug("profile %s: pull from %zu bytes", p->profile, thr);
         }
+    }
     if (f)
         fclose(f);
     return thr;
@@ -1181,7 +1188,8 @@ static int setup_pulls(shm_transport_t *st, const tlm_transport_params_t *p)
         if (!st->peers[l].zc)
             return TELEMEM_ERR_NO_MEMORY;
     }
-    st->super.zc_min = TLM_MAX(pull_threshold(p), 1);
+    size_t thr = pull_threshold(p); /* TLM_MAX evaluates twice */
+    st->super.zc_min = TLM_MAX(thr, 1);
     st->super.zc_local_max = SIZE_MAX;
     st->super.zc_max_msg = 4u << 20;
     return TELEMEM_OK;
