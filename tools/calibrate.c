@@ -3,7 +3,10 @@
  * into rank 1's telemem_malloc_all block.  Phase "am" (run with
  * TELEMEM_DIRECT=never) writes its times to a file; phase "direct" (run
  * with TELEMEM_DIRECT=always) reads them, finds the crossover sizes and
- * writes the profile line of the driver in use (docs/direct.md). */
+ * writes the profile line of the driver in use (docs/direct.md).  Before
+ * them, phases "copy" (TELEMEM_SHM_CMA=n) and "pull" (every size pulled)
+ * time contiguous puts on the polling path and write the shared-memory
+ * pull threshold, "shm-pull <bytes> 0" (docs/shm.md). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +24,7 @@ static const size_t rows[] = {8, 16, 32, 64, 256, 1024, 4096, 16384, 65536};
 #define NC (sizeof(contig) / sizeof(contig[0]))
 #define NR (sizeof(rows) / sizeof(rows[0]))
 #define STRIDED_TOTAL (512 * 1024)
+#define PULL_MIN 4096
 
 static double now(void)
 {
@@ -32,12 +36,15 @@ static double now(void)
 static void usage(FILE *f)
 {
     fprintf(f,
-"Usage: telemem-calibrate am FILE | direct FILE PROFILE\n"
+"Usage: telemem-calibrate am FILE | direct FILE PROFILE | copy FILE |\n"
+"       pull FILE PROFILE\n"
 "One phase of `telemem-run --calibrate` (run that instead): with 2 ranks,\n"
 "rank 0 times puts into rank 1's memory.  am: write the times (run with\n"
 "TELEMEM_DIRECT=never) to FILE.  direct: compare with FILE (run with\n"
 "TELEMEM_DIRECT=always) and write the crossover sizes of the driver in use\n"
-"to PROFILE, keeping the other drivers' lines.\n");
+"to PROFILE, keeping the other drivers' lines.  copy, pull: the same for\n"
+"contiguous puts over shared memory with two copies (TELEMEM_SHM_CMA=n) and\n"
+"pulled (TELEMEM_SHM_CMA_THRESHOLD=1); pull writes the \"shm-pull\" line.\n");
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -138,6 +145,34 @@ static int write_profile(const char *path, const char *driver, size_t thr,
     return fclose(f) != 0;
 }
 
+/* Phase pull: the copy phase's times from file against these (tc), the
+ * crossover to the profile as "shm-pull <bytes> 0". */
+static int pull_phase(const char *file, const char *profile, const double *tc)
+{
+    double ac[NC] = {0};
+    FILE *f = fopen(file, "r");
+    char kind[16];
+    size_t sz;
+    double t;
+    while (f && fscanf(f, "%15s %zu %lf", kind, &sz, &t) == 3)
+        for (size_t i = 0; i < NC; i++)
+            if (!strcmp(kind, "contig") && contig[i] == sz)
+                ac[i] = t;
+    if (!f) {
+        fprintf(stderr, "telemem-calibrate: the copy phase left no times\n");
+        return 1;
+    }
+    fclose(f);
+    printf("# shm: bytes, usec per put copied twice, pulled\n");
+    for (size_t i = 0; i < NC; i++)
+        if (contig[i] >= PULL_MIN)
+            printf("contig %8zu %10.3f %10.3f\n", contig[i], ac[i] * 1e6,
+                   tc[i] * 1e6);
+    size_t thr = crossover(contig, ac, tc, NC);
+    printf("shm-pull: threshold %zu -> %s\n", thr, profile);
+    return write_profile(profile, "shm-pull", thr, 0);
+}
+
 /* "direct path window (shm): ..." in the configuration text: the driver. */
 static int driver_name(char *out, size_t n)
 {
@@ -154,8 +189,10 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    int am = argc == 3 && !strcmp(argv[1], "am");
-    int direct = argc == 4 && !strcmp(argv[1], "direct");
+    int copy = argc == 3 && !strcmp(argv[1], "copy");
+    int pull = argc == 4 && !strcmp(argv[1], "pull");
+    int am = (argc == 3 && !strcmp(argv[1], "am")) || copy;
+    int direct = (argc == 4 && !strcmp(argv[1], "direct")) || pull;
     if (!am && !direct) {
         usage(stderr);
         return 2;
@@ -192,11 +229,18 @@ int main(int argc, char **argv)
     int status = 0;
     if (me == 0) {
         char *remote = (char *)bases[1] + 64;
+        /* Pulled, each put waits for the target: not below a page (a
+         * round trip per put would only lose there, and slowly). */
         for (size_t i = 0; i < NC; i++)
-            tc[i] = time_puts(1, remote, local + 1, contig[i], contig[i]);
-        for (size_t i = 0; i < NR; i++)
+            tc[i] = pull && contig[i] < PULL_MIN
+                        ? 1e30
+                        : time_puts(1, remote, local + 1, contig[i],
+                                    contig[i]);
+        for (size_t i = 0; i < NR && !copy && !pull; i++)
             tr[i] = time_puts(1, remote, local + 1, rows[i], STRIDED_TOTAL);
-        if (am) {
+        if (pull)
+            status = pull_phase(argv[2], argv[3], tc);
+        else if (am) {
             FILE *f = fopen(argv[2], "w");
             if (!f) {
                 fprintf(stderr, "telemem-calibrate: %s: %s\n", argv[2],
@@ -205,7 +249,7 @@ int main(int argc, char **argv)
             } else {
                 for (size_t i = 0; i < NC; i++)
                     fprintf(f, "contig %zu %.9g\n", contig[i], tc[i]);
-                for (size_t i = 0; i < NR; i++)
+                for (size_t i = 0; i < NR && !copy; i++)
                     fprintf(f, "row %zu %.9g\n", rows[i], tr[i]);
                 fclose(f);
             }

@@ -140,9 +140,10 @@ static void bad_usage(const char *fmt, ...)
 /* ---- calibration -------------------------------------------------------- */
 
 /* Run this launcher again: -n 2 telemem-calibrate args, with
- * TELEMEM_DIRECT=mode.  Its exit status. */
+ * TELEMEM_DIRECT=mode, the profile and one more NAME=value (or NULL).
+ * Its exit status. */
 static int run_phase(const char *self, const char *cal, const char *mode,
-                     char *const *args)
+                     char *const *args, const char *profile, char *extra)
 {
     pid_t pid = fork();
     if (pid < 0)
@@ -160,6 +161,9 @@ static int run_phase(const char *self, const char *cal, const char *mode,
             av[k++] = args[i];
         av[k] = NULL;
         setenv("TELEMEM_DIRECT", mode, 1);
+        setenv("TELEMEM_DIRECT_PROFILE", profile, 1);
+        if (extra)
+            putenv(extra);
         execv(self, av);
         _exit(127);
     }
@@ -169,8 +173,9 @@ static int run_phase(const char *self, const char *cal, const char *mode,
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-/* telemem-run --calibrate: the AM phase, then the direct phase, which
- * writes the profile (tools/calibrate.c). */
+/* telemem-run --calibrate: the shared-memory copy and pull phases (the
+ * pull threshold), the AM phase, then the direct phase, which writes the
+ * profile (tools/calibrate.c). */
 static void calibrate(const char *profile)
 {
     char self[4096], cal[4200], path[4096], tmp[64];
@@ -200,9 +205,16 @@ static void calibrate(const char *profile)
     snprintf(tmp, sizeof(tmp), "/tmp/telemem-calibrate-%d", (int)getpid());
     char *am[] = {"am", tmp, NULL};
     char *dr[] = {"direct", tmp, path, NULL};
-    int st = run_phase(self, cal, "never", am);
+    char *cp[] = {"copy", tmp, NULL};
+    char *pl[] = {"pull", tmp, path, NULL};
+    char no_cma[] = "TELEMEM_SHM_CMA=n", all[] = "TELEMEM_SHM_CMA_THRESHOLD=1";
+    int st = run_phase(self, cal, "never", cp, path, no_cma);
     if (st == 0)
-        st = run_phase(self, cal, "always", dr);
+        st = run_phase(self, cal, "never", pl, path, all);
+    if (st == 0)
+        st = run_phase(self, cal, "never", am, path, NULL);
+    if (st == 0)
+        st = run_phase(self, cal, "always", dr, path, NULL);
     unlink(tmp);
     exit(st);
 }

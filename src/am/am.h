@@ -45,7 +45,9 @@ struct tlm_am_sendop {
     uint32_t zc_out;    /* zero-copy fragments the transport still reads */
     bool live;          /* streams live memory that later requests from the
                          * same peer may change (get replies): see
-                         * tlm_am_protect() */
+                         * tlm_am_protect(); counted in its peer's `live`
+                         * until it is finished (zc: read) */
+    int peer;           /* set when posted */
     int status;         /* first send error, else TELEMEM_OK */
     const uint8_t *data;
     size_t data_off;    /* offset in the stream that data points at */
@@ -66,6 +68,7 @@ typedef struct tlm_am_peer {
     size_t max_msg;
     size_t zc_min;      /* payloads this long go by send_zc (zc ops) */
     size_t zc_local_max; /* see tlm_transport_t */
+    size_t zc_max;      /* payload of one zc message (>= max_msg) */
     tlm_am_sendop_t *qhead, *qtail;
     struct tlm_am_peer *pending_next;
     bool pending;

@@ -41,6 +41,7 @@ int tlm_am_add_transport(tlm_transport_t *tp, const bool *reach)
             tlm_am.peers[r].zc_min =
                 tp->ops->send_zc && tp->zc_min ? tp->zc_min : SIZE_MAX;
             tlm_am.peers[r].zc_local_max = tp->zc_local_max;
+            tlm_am.peers[r].zc_max = tp->zc_max_msg;
         }
     }
     return TELEMEM_OK;
@@ -60,8 +61,10 @@ int tlm_am_check_reach(void)
 
 static void finish(tlm_am_peer_t *p, tlm_am_sendop_t *op, int status)
 {
-    if (p && op->live) /* p is NULL only for zc ops, never live */
-        p->live--;
+    if (op->live) {
+        tlm_am.peers[op->peer].live--;
+        op->live = false;
+    }
     op->sent = true;
     if (op->status == TELEMEM_OK)
         op->status = status;
@@ -208,6 +211,9 @@ static int pump_op(tlm_am_peer_t *p, tlm_am_sendop_t *op)
     room -= room % op->align;
     do {
         size_t chunk = TLM_MIN(op->total - op->cursor, room);
+        if (op->zc && !op->pack && p->zc_max > room &&
+            op->total - op->cursor >= p->zc_min)
+            chunk = TLM_MIN(op->total - op->cursor, p->zc_max); /* pulled */
         if (op->frag)
             ((tlm_am_frag_hdr_t *)(void *)op->hdr)->offset = op->cursor;
         int rc;
@@ -264,6 +270,7 @@ static int pump_peer(tlm_am_peer_t *p)
 static void enqueue(tlm_am_peer_t *p, tlm_am_sendop_t *op)
 {
     op->next = NULL;
+    op->peer = p->rank;
     if (op->live)
         p->live++;
     if (p->qtail)
@@ -334,8 +341,10 @@ bool tlm_am_cancel(int peer, tlm_am_sendop_t *op)
         *pp = op->next;
         if (p->qtail == op)
             p->qtail = prev;
-        if (op->live)
+        if (op->live && !op->zc_out) {
             p->live--;
+            op->live = false;
+        }
     }
     if (op->zc_out && !op->sent) {
         op->posted = true; /* zc_done finishes it */
@@ -411,9 +420,14 @@ void tlm_am_protect(int peer, uintptr_t addr, size_t len)
         /* A snapshot taken earlier (owned) is not read any more. */
         free(op->owned);
         op->owned = copy;
-        op->live = false;
-        p->live--;
+        if (!op->zc_out) { /* else counted until its pulls are done */
+            op->live = false;
+            p->live--;
+        }
     }
+    /* Parts handed over without a copy that the peer has not read yet. */
+    if (p->tp && p->tp->ops->protect)
+        p->tp->ops->protect(p->tp, peer, addr, len);
 }
 
 int tlm_am_drain_self(void)

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/uio.h>
 
 #include "backends/direct.h"
@@ -47,6 +48,7 @@ typedef struct tlm_transport_params {
      * them here: config->SHM_RING); valid during check, query and open
      * (a backend copies what it keeps). */
     const tlm_config_t *config;
+    const char *profile;     /* calibration profile path, "" = none */
     bool direct;             /* TELEMEM_DIRECT is not never: open a driver */
     bool direct_cma;         /* TELEMEM_DIRECT_CMA: window may use CMA */
     size_t reg_cache_max;     /* TELEMEM_REG_CACHE_MAX: direct-path pinning */
@@ -87,6 +89,12 @@ typedef struct tlm_transport_ops {
     int (*send_zc)(tlm_transport_t *tp, int peer, const void *hdr,
                    size_t hdr_len, const void *data, size_t len,
                    tlm_sent_fn_t done, void *arg);
+    /* Optional, with send_zc: [addr, addr+len) of this process is about to
+     * change (a request from peer writes it); send_zc data to peer that
+     * overlaps it and is not read yet must be read as it is now (a copy
+     * taken before return).  For get replies streamed from live memory. */
+    void (*protect)(tlm_transport_t *tp, int peer, uintptr_t addr,
+                    size_t len);
     /* Blocking waits (docs/transports.md, "Sleeping").  wait_arm: this
      * process is about to sleep; from the return on, anything its progress
      * call would act on - a message, room for a send that answered
@@ -123,7 +131,11 @@ struct tlm_transport {
     size_t zc_min;       /* payload bytes from which send_zc pays */
     size_t zc_local_max; /* longest send_zc payload that completes without
                           * the peer's help (eager; longer ones wait for
-                          * the peer to poll: rendezvous) */
+                          * the peer to poll: rendezvous); SIZE_MAX where
+                          * the receiver pulls every send_zc (shm): a
+                          * blocking put then returns once it is pulled */
+    size_t zc_max_msg;   /* largest payload of one send_zc message, may
+                          * exceed max_msg; 0 = as other messages */
     bool same_node_only; /* reaches only ranks on this node */
     bool silent_writes;  /* its direct driver writes into a peer's memory
                           * without waking the peer's sleeping waits

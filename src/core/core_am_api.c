@@ -140,7 +140,8 @@ static void run_handler(int src, const tlm_am_frag_hdr_t *h, void *payload,
 }
 
 /* A long message's fragment: written in place (fragments of one message
- * arrive in order), the handler runs after the last one. */
+ * arrive in order), the handler runs after the last one.  data NULL: the
+ * transport has written the payload in place already (place_user). */
 static void on_long(int src, const tlm_am_frag_hdr_t *h, const void *data,
                     size_t plen, const uint32_t *args)
 {
@@ -182,7 +183,7 @@ static void on_long(int src, const tlm_am_frag_hdr_t *h, const void *data,
         }
         return;
     }
-    if (plen) {
+    if (plen && data) {
         if (tlm_am.peers[src].live != 0)
             tlm_am_protect(src, dst + h->offset, plen);
         tlm_util_copy((void *)(dst + h->offset), data, plen);
@@ -197,6 +198,43 @@ static void on_long(int src, const tlm_am_frag_hdr_t *h, const void *data,
         r->long_total = h->total;
         r->long_next = h->offset + plen;
     }
+}
+
+/* A long message's payload may go straight to its place when the
+ * transport receives it apart from the header (shm's pull): only where
+ * on_long would copy it there (same checks; not while replies of live
+ * memory to src are out, see place_put). */
+static void *place_user(int src, const void *hdr, size_t hdr_len,
+                        size_t plen)
+{
+    const tlm_am_frag_hdr_t *h = hdr;
+    if (hdr_len < sizeof(*h) || !(h->h.flags & TLM_AM_F_LONG) ||
+        (h->h.aux >> 8) > TELEMEM_AM_MAX_ARGS ||
+        hdr_len != user_hdr_len(h->h.aux >> 8) || h->offset > h->total ||
+        plen > h->total - h->offset || tlm_am.peers[src].live != 0 ||
+        !tlm_core_region_contains((uintptr_t)h->addr, h->total))
+        return NULL;
+    const reasm_t *r = &tlm_core.am->reasm[src];
+    if (h->offset == 0 ? r->long_active
+                       : !r->long_active || r->long_id != h->h.id ||
+                             r->long_addr != h->addr ||
+                             r->long_total != h->total ||
+                             r->long_next != h->offset)
+        return NULL; /* delivered whole: on_long reports it */
+    return (void *)(uintptr_t)(h->addr + h->offset);
+}
+
+static void placed_user(int src, const void *hdr, size_t hdr_len,
+                        size_t plen, int status)
+{
+    const tlm_am_frag_hdr_t *h = hdr;
+    if (status != TELEMEM_OK) {
+        tlm_debug("a long active message of %zu bytes from rank %d did not "
+                  "arrive: %s", plen, src, telemem_strerror(status));
+        tlm_core.am->reasm[src].long_active = false;
+        return;
+    }
+    on_long(src, h, NULL, plen, (const uint32_t *)(const void *)(h + 1));
 }
 
 static void reasm_drop(int src, reasm_t *r)
@@ -315,6 +353,7 @@ int tlm_core_am_init(void)
     }
     tlm_core.am->reasm_max = TLM_CORE_REASM_MAX;
     tlm_am_set_handler(TLM_AM_USER, on_user);
+    tlm_am_set_placer(TLM_AM_USER, place_user, placed_user);
     return TELEMEM_OK;
 }
 

@@ -126,8 +126,12 @@ static int find_same_node(bool *same)
  * the job is joined. */
 static tlm_transport_params_t transport_params(void)
 {
+    static char profile[512];
+    if (!tlm_core_config_profile_path(&tlm_core.cfg, profile, sizeof(profile)))
+        profile[0] = '\0';
     tlm_transport_params_t p = {
         .config = &tlm_core.cfg,
+        .profile = profile,
         .direct = strcmp(tlm_core.cfg.DIRECT, "never") != 0,
         .direct_cma = tlm_core.cfg.DIRECT_CMA,
         .reg_cache_max = tlm_core.cfg.REG_CACHE_MAX,

@@ -140,6 +140,18 @@ static void put_nb_sent(tlm_am_sendop_t *sop, int status)
         tlm_core_op_complete((uint32_t)(uintptr_t)sop->done_arg, status);
 }
 
+/* A pulled put_nb's source is no longer read (its op completes by the
+ * target's ack); on an error, its op, if it is still that op, fails. */
+static void put_nb_zc_sent(tlm_am_sendop_t *sop, int status)
+{
+    uint32_t idx;
+    if (status != TELEMEM_OK && tlm_core.peers &&
+        tlm_core_op_from_wire((uint32_t)(uintptr_t)sop->done_arg,
+                              TLM_OP_PUT, &idx))
+        tlm_core_op_complete(idx, status);
+    free(sop);
+}
+
 int telemem_put_nb(int rank, void *remote_dst, const void *local_src,
                    size_t bytes, telemem_handle_t *h)
 {
@@ -186,6 +198,19 @@ int telemem_put_nb(int rank, void *remote_dst, const void *local_src,
         if (rc != TELEMEM_ERR_AGAIN) {
             tlm_core_op_free(idx);
             return rc;
+        }
+    }
+    if (bytes >= tlm_am.peers[rank].zc_min) {
+        /* Sent without a copy (pulled by the target): on the heap, since
+         * the transport may let go of it after the op is over. */
+        tlm_am_sendop_t *zop = malloc(sizeof(*zop));
+        if (zop) {
+            tlm_am_sendop_init(zop, &hd, sizeof(hd), true, local_src, bytes);
+            zop->zc = true;
+            zop->done = put_nb_zc_sent;
+            zop->done_arg = (void *)(uintptr_t)hd.h.id;
+            tlm_am_post(rank, zop);
+            return tlm_core_new_handle(idx, h);
         }
     }
     tlm_am_sendop_init(&op->sendop, &hd, sizeof(hd), true, local_src, bytes);
@@ -384,6 +409,10 @@ static void on_get_req(int src, const void *msg, size_t len)
     }
     tlm_am_sendop_init(op, &r, sizeof(r), true, data, q->len);
     op->live = true;
+    /* Long replies may be read in place by the initiator (shm's pull);
+     * later writes from src to this memory protect it (tlm_am_protect). */
+    op->zc = q->len >= tlm_am.peers[src].zc_min &&
+             tlm_am.peers[src].tp->ops->protect;
     op->done = free_reply;
     tlm_am_post(src, op);
 }
@@ -413,10 +442,42 @@ static void on_get_rep(int src, const void *msg, size_t len)
         tlm_core_op_complete(idx, TELEMEM_OK);
 }
 
+/* A get reply's payload may go straight to the get's buffer when the
+ * transport receives it apart from its header (shm's pull): the same
+ * checks as on_get_rep; placed_get_rep then counts it in. */
+static void *place_get_rep(int src, const void *hdr, size_t hdr_len,
+                           size_t plen)
+{
+    const tlm_am_frag_hdr_t *h = hdr;
+    uint32_t idx;
+    tlm_op_t *op = hdr_len == sizeof(*h)
+                       ? tlm_core_op_from_wire(h->h.id, TLM_OP_GET, &idx)
+                       : NULL;
+    if (!op || op->rank != src || op->unpack != TLM_UNPACK_COPY ||
+        h->total != op->len || h->offset > op->len ||
+        plen > op->len - h->offset)
+        return NULL;
+    return op->dst + h->offset;
+}
+
+static void placed_get_rep(int src, const void *hdr, size_t hdr_len,
+                           size_t plen, int status)
+{
+    const tlm_am_frag_hdr_t *h = hdr;
+    uint32_t idx;
+    tlm_op_t *op = tlm_core_op_from_wire(h->h.id, TLM_OP_GET, &idx);
+    if (!op)
+        return;
+    op->got += plen;
+    if (status != TELEMEM_OK || op->got == op->len)
+        tlm_core_op_complete(idx, status);
+}
+
 void tlm_core_rma_init(void)
 {
     tlm_am_set_handler(TLM_AM_PUT, on_put);
     tlm_am_set_placer(TLM_AM_PUT, place_put, placed_put);
     tlm_am_set_handler(TLM_AM_GET_REQ, on_get_req);
     tlm_am_set_handler(TLM_AM_GET_REP, on_get_rep);
+    tlm_am_set_placer(TLM_AM_GET_REP, place_get_rep, placed_get_rep);
 }

@@ -3,8 +3,10 @@
  * its own pool of message buffers; polling, no system call on the message
  * path; and a doorbell for a process that sleeps in a wait: a word in its
  * segment that senders look at after each message, and a datagram socket
- * they write to when it says "asleep".  Protocol and memory formula:
- * docs/shm.md. */
+ * they write to when it says "asleep".  Long payloads go as a descriptor
+ * of the sender's memory that the receiver pulls with process_vm_readv
+ * (one copy, by the receiver).  Protocol and memory formula: docs/shm.md. */
+#define _GNU_SOURCE
 #define TLM_LOG_SUBSYS "shm"
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +20,9 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/un.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include "telemem.h"
@@ -28,20 +32,25 @@
 #include "util/util.h"
 
 #define SHM_MAGIC 0x544c4d53u /* "TLMS" */
-#define SHM_VERSION 4u
+#define SHM_VERSION 5u
 #define CELL_SIZE 64u
 #define CELL_INLINE 48u
 #define SLOT_INLINE UINT32_MAX
 /* A buffer holds SHM_BUF_SIZE bytes of payload plus the largest AM header,
  * so that a full-size fragment is one message. */
 #define SHM_HDR_ROOM 128u
+/* Payloads from this size are pulled unless the profile or the setting
+ * says otherwise (docs/shm.md, "The pull path"). */
+#define SHM_PULL_DEFAULT (4u << 20)
+/* cell kinds */
+enum { CELL_MSG = 0, CELL_PULL = 1 };
 
 /* One descriptor: written by the sender, seq last (release). */
 typedef struct shm_cell {
     _Atomic uint32_t seq; /* position + 1 when valid for that lap */
     uint32_t len;         /* message length */
     uint32_t slot;        /* sender's buffer index, or SLOT_INLINE */
-    uint32_t pad;
+    uint32_t kind;        /* CELL_MSG, or CELL_PULL: a shm_pull_t + header */
     uint8_t data[CELL_INLINE];
 } shm_cell_t;
 _Static_assert(sizeof(shm_cell_t) == CELL_SIZE, "cell is one cache line");
@@ -52,9 +61,37 @@ typedef struct shm_ring {
     /* Set by a sender that sleeps until the receiver makes room in this
      * ring or releases its buffers; the receiver clears it and rings. */
     _Atomic uint32_t want_space;
-    uint8_t pad[CELL_SIZE - sizeof(uint64_t) - sizeof(uint32_t)];
+    uint32_t pad0;
+    /* Pull descriptors of this ring the receiver has finished with (their
+     * data copied, or given up): the sender's buffers are free again. */
+    _Atomic uint64_t pulled;
+    uint8_t pad[CELL_SIZE - 3 * sizeof(uint64_t)];
     shm_cell_t cells[];
 } shm_ring_t;
+
+/* A pull message: the sender's range, then the message header (hdr_len
+ * bytes; the payload would follow it in a copied message). */
+typedef struct shm_pull {
+    uint64_t addr;   /* in the sender's address space */
+    uint64_t len;
+    uint32_t hdr_len;
+    /* PULL_READY; the receiver takes it (PULL_TAKEN) before it reads, or
+     * the sender, about to change the source, moves it first to a copy
+     * at `moved` (PULL_MOVED): shm_protect. */
+    _Atomic uint32_t state;
+    _Atomic uint64_t moved;
+} shm_pull_t;
+enum { PULL_READY = 0, PULL_TAKEN = 1, PULL_MOVED = 2 };
+
+/* A sender's pull not yet finished by its receiver. */
+typedef struct shm_zc {
+    tlm_sent_fn_t done;
+    void *arg;
+    shm_pull_t *desc;  /* the message, while not finished */
+    uintptr_t src;
+    size_t len;
+    void *snap;        /* the copy it was moved to, or NULL */
+} shm_zc_t;
 
 typedef struct shm_seg_hdr {
     uint32_t magic, version;
@@ -66,6 +103,9 @@ typedef struct shm_seg_hdr {
                           * barrier (the doorbell protocol, docs/shm.md) */
     uint32_t departed;   /* set at close: a peer whose lock is free left
                           * cleanly (finalize), it did not die */
+    int32_t pid;         /* the owner, for process_vm_readv */
+    uint32_t cma_ok;     /* the owner can pull from every local peer */
+    uint64_t base;       /* where the owner mapped this segment (probe) */
 } shm_seg_hdr_t;
 
 /* Doorbell states (a word in its own cache line of the owner's segment:
@@ -102,6 +142,11 @@ typedef struct shm_peer {
      * them in the same order, so reclaiming looks at the oldest only. */
     uint32_t *fifo;        /* buf_count entries */
     uint32_t fhead, ftail;
+    /* My pulls to this peer not yet finished, in send order (at most a
+     * ring's worth: a cell is freed only after its pull). */
+    shm_zc_t *zc;          /* ring_cells entries */
+    uint64_t zc_sent, zc_done;
+    pid_t pid;             /* the peer's process */
 } shm_peer_t;
 _Static_assert(offsetof(shm_peer_t, rank) + sizeof(int) <= 64,
                "a message to or from a peer touches one line of shm_peer_t");
@@ -137,6 +182,10 @@ typedef struct shm_transport {
     bool mb;
     bool fence;
     double next_dead_check;   /* see reclaim_from_dead() */
+    bool cma;                 /* pulls on (every local rank can pull) */
+    int zc_peers;             /* peers with pulls outstanding */
+    tlm_place_fn_t place;
+    tlm_placed_fn_t placed;
     char name[128];
 } shm_transport_t;
 
@@ -301,6 +350,8 @@ static inline int shm_reserve(shm_transport_t *st, int peer_rank, size_t len,
 
 /* ---- doorbell (docs/shm.md, "Sleeping") --------------------------------- */
 
+static bool lock_free(const shm_transport_t *st, int l);
+
 /* The peer's bell said asleep: the first to ring it writes one datagram
  * to its socket (a sleeper polls it); later senders see RUNG. */
 static void ring_slow(shm_transport_t *st, shm_peer_t *p)
@@ -353,10 +404,11 @@ static void wake_rank(void *arg, int rank)
 
 /* Publish the reserved cell to the receiver. */
 static inline void shm_commit(shm_transport_t *st, shm_peer_t *p, size_t len,
-                              bool fenced)
+                              uint32_t kind, bool fenced)
 {
     shm_cell_t *c = &p->out->cells[p->tail & st->ring_mask];
     c->len = (uint32_t)len;
+    c->kind = kind;
     atomic_store_explicit(&c->seq, (uint32_t)(p->tail + 1),
                           memory_order_release);
     p->tail++;
@@ -377,7 +429,7 @@ static inline int send_impl(tlm_transport_t *tp, int peer_rank,
     if (TLM_UNLIKELY(rc != TELEMEM_OK))
         return rc;
     gather(dst, hdr, hdr_len, iov, iovcnt);
-    shm_commit(st, p, len, fenced);
+    shm_commit(st, p, len, CELL_MSG, fenced);
     return TELEMEM_OK;
 }
 
@@ -394,7 +446,7 @@ static inline int send_fill_impl(tlm_transport_t *tp, int peer_rank,
     memcpy(dst, hdr, hdr_len);
     if (len)
         fill(dst + hdr_len, len, arg);
-    shm_commit(st, p, hdr_len + len, fenced);
+    shm_commit(st, p, hdr_len + len, CELL_MSG, fenced);
     return TELEMEM_OK;
 }
 
@@ -425,6 +477,241 @@ static int shm_send_fill_fenced(tlm_transport_t *tp, int peer_rank,
     return send_fill_impl(tp, peer_rank, hdr, hdr_len, len, fill, arg, true);
 }
 
+/* ---- the pull path (docs/shm.md, "The pull path") ----------------------- */
+
+/* Wait until p has finished pull i (it is reading it now: a system call
+ * away), or is gone. */
+static void wait_pulled(shm_transport_t *st, shm_peer_t *p, uint64_t i)
+{
+    for (unsigned k = 1; atomic_load_explicit(&p->out->pulled,
+                                              memory_order_acquire) <= i;
+         k++) {
+        if (k % 1024 == 0 && lock_free(st, p->local))
+            return;
+        sched_yield();
+    }
+}
+
+/* [addr, addr+len) is about to change: pulls to peer from it that the
+ * peer has not begun are moved to a copy taken now (transport.h). */
+static void shm_protect(tlm_transport_t *tp, int peer_rank, uintptr_t addr,
+                        size_t len)
+{
+    shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
+    int l = peer_rank >= 0 && peer_rank < st->nranks
+                ? st->local_of_rank[peer_rank] : -1;
+    if (l < 0 || l == st->my_local || !st->peers[l].zc)
+        return;
+    shm_peer_t *p = &st->peers[l];
+    uint64_t i = TLM_MAX(p->zc_done, atomic_load_explicit(
+                                         &p->out->pulled,
+                                         memory_order_acquire));
+    for (; i < p->zc_sent; i++) {
+        shm_zc_t *z = &p->zc[i & st->ring_mask];
+        if (z->snap || !tlm_util_ranges_overlap(z->src, z->len, addr, len))
+            continue;
+        void *snap = malloc(z->len ? z->len : 1);
+        uint32_t want = PULL_READY;
+        if (snap) {
+            memcpy(snap, (const void *)z->src, z->len);
+            atomic_store_explicit(&z->desc->moved, (uintptr_t)snap,
+                                  memory_order_relaxed);
+            if (atomic_compare_exchange_strong_explicit(
+                    &z->desc->state, &want, PULL_MOVED, memory_order_acq_rel,
+                    memory_order_acquire)) {
+                z->snap = snap;
+                continue;
+            }
+            free(snap);
+        }
+        wait_pulled(st, p, i); /* taken already (or no memory) */
+    }
+}
+
+/* Finish the sender's pulls up to n (n = UINT64_MAX: all) with status. */
+static void finish_pulls(shm_transport_t *st, shm_peer_t *p, uint64_t n,
+                         int status)
+{
+    while (p->zc_done < n && p->zc_done < p->zc_sent) {
+        shm_zc_t z = p->zc[p->zc_done++ & st->ring_mask];
+        if (p->zc_done == p->zc_sent)
+            st->zc_peers--;
+        free(z.snap);
+        z.done(z.arg, status);
+    }
+}
+
+/* A long payload as a descriptor of the caller's memory, which the
+ * receiver pulls; done runs once it has (reap_pulls). */
+static inline int send_zc_impl(tlm_transport_t *tp, int peer_rank,
+                               const void *hdr, size_t hdr_len,
+                               const void *data, size_t len,
+                               tlm_sent_fn_t done, void *arg, bool fenced)
+{
+    shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
+    shm_pull_t d = {(uintptr_t)data, len, (uint32_t)hdr_len, PULL_READY, 0};
+    shm_peer_t *p;
+    uint8_t *dst;
+    int rc = shm_reserve(st, peer_rank, sizeof(d) + hdr_len, &p, &dst);
+    if (TLM_UNLIKELY(rc != TELEMEM_OK))
+        return rc;
+    memcpy(dst, &d, sizeof(d));
+    memcpy(dst + sizeof(d), hdr, hdr_len);
+    if (TLM_UNLIKELY(p->zc_sent - p->zc_done > st->ring_mask))
+        /* The ring had room, so its older pulls are done: reap them
+         * before their entries are reused. */
+        finish_pulls(st, p, atomic_load_explicit(&p->out->pulled,
+                                                 memory_order_acquire),
+                     TELEMEM_OK);
+    shm_zc_t *z = &p->zc[p->zc_sent++ & st->ring_mask];
+    z->done = done;
+    z->arg = arg;
+    z->desc = (shm_pull_t *)(void *)dst;
+    z->src = (uintptr_t)data;
+    z->len = len;
+    z->snap = NULL;
+    if (p->zc_sent - p->zc_done == 1)
+        st->zc_peers++;
+    shm_commit(st, p, sizeof(d) + hdr_len, CELL_PULL, fenced);
+    return TELEMEM_OK;
+}
+
+static int shm_send_zc(tlm_transport_t *tp, int peer_rank, const void *hdr,
+                       size_t hdr_len, const void *data, size_t len,
+                       tlm_sent_fn_t done, void *arg)
+{
+    return send_zc_impl(tp, peer_rank, hdr, hdr_len, data, len, done, arg,
+                        false);
+}
+
+static int shm_send_zc_fenced(tlm_transport_t *tp, int peer_rank,
+                              const void *hdr, size_t hdr_len,
+                              const void *data, size_t len,
+                              tlm_sent_fn_t done, void *arg)
+{
+    return send_zc_impl(tp, peer_rank, hdr, hdr_len, data, len, done, arg,
+                        true);
+}
+
+/* The receivers' finished pulls: their sources may change again.  After
+ * the drain, so that an ack delivered there (a put_nb's) never overtakes
+ * the release of its source. */
+static void reap_pulls(shm_transport_t *st)
+{
+    for (int l = 0; l < st->nlocal && st->zc_peers; l++) {
+        shm_peer_t *p = &st->peers[l];
+        if (l != st->my_local && p->zc_done != p->zc_sent)
+            finish_pulls(st, p, atomic_load_explicit(&p->out->pulled,
+                                                     memory_order_acquire),
+                         TELEMEM_OK);
+    }
+}
+
+/* Copy n bytes at addr in p's memory to dst, the last tlm_util_tail_len(n)
+ * of them last and in one store (a put's last word, telemem.h). */
+static int cma_pull(shm_peer_t *p, void *dst, uint64_t addr, size_t n)
+{
+    size_t tail = tlm_util_tail_len(n);
+    uint64_t last = 0;
+    struct iovec l[2] = {{dst, n - tail}, {&last, tail}};
+    struct iovec r = {(void *)(uintptr_t)addr, n};
+    int li = n > tail ? 0 : 1;
+    while (r.iov_len) {
+        ssize_t k = process_vm_readv(p->pid, l + li, (unsigned long)(2 - li),
+                                     &r, 1, 0);
+        if (k <= 0) {
+            if (k < 0 && errno == EINTR)
+                continue;
+            int err = k < 0 ? errno : EFAULT;
+            if (err != ESRCH)
+                tlm_error("pulling %zu bytes from rank %d (pid %d): %s", n,
+                          p->rank, (int)p->pid, strerror(err));
+            return err == ESRCH ? TELEMEM_ERR_PEER_DEAD : TELEMEM_ERR_TRANSPORT;
+        }
+        r.iov_base = (char *)r.iov_base + k;
+        r.iov_len -= (size_t)k;
+        for (size_t left = (size_t)k; left && li < 2;) {
+            size_t t = TLM_MIN(left, l[li].iov_len);
+            l[li].iov_base = (char *)l[li].iov_base + t;
+            l[li].iov_len -= t;
+            left -= t;
+            if (l[li].iov_len == 0)
+                li++;
+        }
+    }
+    atomic_thread_fence(memory_order_release);
+    tlm_util_store_once((char *)dst + n - tail, &last, tail);
+    return TELEMEM_OK;
+}
+
+/* A pull message from p: the payload straight to where the AM layer
+ * places it, else pulled behind a copy of the header and delivered whole.
+ * TELEMEM_OK (consumed) or TELEMEM_ERR_AGAIN (deferred: stays in the
+ * ring). */
+static int pull_in(shm_transport_t *st, shm_peer_t *p, const uint8_t *msg,
+                   size_t len)
+{
+    shm_pull_t *dp = (shm_pull_t *)(uintptr_t)msg, d;
+    if (len < sizeof(d) || dp->hdr_len != len - sizeof(d) ||
+        dp->len > (64ull << 30)) {
+        tlm_error("peer %d sent a bad pull descriptor (%zu bytes)", p->rank,
+                  len);
+        return TELEMEM_OK;
+    }
+    d.addr = dp->addr;
+    d.len = dp->len;
+    d.hdr_len = dp->hdr_len;
+    uint32_t want = PULL_READY;
+    if (!atomic_compare_exchange_strong_explicit(&dp->state, &want,
+                                                 PULL_TAKEN,
+                                                 memory_order_acq_rel,
+                                                 memory_order_acquire) &&
+        want == PULL_MOVED) /* the sender copied it away: read the copy */
+        d.addr = atomic_load_explicit(&dp->moved, memory_order_relaxed);
+    const uint8_t *hdr = msg + sizeof(d);
+    size_t plen = (size_t)d.len;
+    void *dst = st->place ? st->place(st->deliver_arg, p->rank, hdr,
+                                      d.hdr_len, plen) : NULL;
+    if (dst) {
+        int rc = cma_pull(p, dst, d.addr, plen);
+        st->placed(st->deliver_arg, p->rank, hdr, d.hdr_len, plen, rc);
+        return TELEMEM_OK;
+    }
+    uint8_t *whole = malloc(d.hdr_len + plen);
+    if (!whole) {
+        tlm_error("no memory to receive a message of %zu bytes from rank %d",
+                  d.hdr_len + plen, p->rank);
+        return TELEMEM_OK;
+    }
+    memcpy(whole, hdr, d.hdr_len);
+    int rc = cma_pull(p, whole + d.hdr_len, d.addr, plen);
+    if (rc == TELEMEM_OK &&
+        st->deliver(st->deliver_arg, p->rank, whole, d.hdr_len + plen) != 0)
+        rc = TELEMEM_ERR_AGAIN;
+    free(whole);
+    return rc == TELEMEM_ERR_AGAIN ? rc : TELEMEM_OK;
+}
+
+/* One message from p (inline or in the sender's buffer), pulled or not. */
+static inline int deliver_one(shm_transport_t *st, shm_peer_t *p,
+                              const shm_cell_t *c, const uint8_t *msg,
+                              uint32_t len, bool fenced)
+{
+    if (TLM_LIKELY(c->kind != CELL_PULL))
+        return st->deliver(st->deliver_arg, p->rank, msg, len) != 0
+                   ? TELEMEM_ERR_AGAIN : TELEMEM_OK;
+    int rc = pull_in(st, p, msg, len);
+    if (rc == TELEMEM_OK) {
+        /* The source is free again: tell its sender (it may sleep). */
+        atomic_store_explicit(
+            &p->in->pulled,
+            atomic_load_explicit(&p->in->pulled, memory_order_relaxed) + 1,
+            memory_order_release);
+        wake_check(st, p, fenced);
+    }
+    return rc;
+}
+
 /* Drain one sender's ring, at most max messages. */
 static inline int drain(shm_transport_t *st, int l, int max, bool fenced)
 {
@@ -441,7 +728,7 @@ static inline int drain(shm_transport_t *st, int l, int max, bool fenced)
         if (slot == SLOT_INLINE) {
             if (TLM_UNLIKELY(len > CELL_INLINE))
                 len = 0; /* corrupt cell: deliver nothing rather than overrun */
-            if (st->deliver(st->deliver_arg, p->rank, c->data, len) != 0)
+            if (deliver_one(st, p, c, c->data, len, fenced) != TELEMEM_OK)
                 break; /* deferred: stays in the ring */
         } else {
             if (TLM_UNLIKELY(slot >= sender->hdr->buf_count ||
@@ -449,10 +736,10 @@ static inline int drain(shm_transport_t *st, int l, int max, bool fenced)
                 tlm_error("peer %d sent a bad descriptor (buffer %u, length %u)",
                           p->rank, slot, len);
             } else {
-                if (st->deliver(st->deliver_arg, p->rank,
-                                sender->bufs +
+                if (deliver_one(st, p, c,
+                                (const uint8_t *)sender->bufs +
                                     (size_t)slot * sender->hdr->buf_size,
-                                len) != 0)
+                                len, fenced) != TELEMEM_OK)
                     break; /* deferred: stays in the ring */
                 atomic_store_explicit(&sender->slot_state[slot], 0,
                                       memory_order_release);
@@ -487,6 +774,8 @@ static inline int progress_impl(tlm_transport_t *tp, int max, bool fenced)
             total += drain(st, w * 64 + b, max - total, fenced);
         }
     }
+    if (TLM_UNLIKELY(st->zc_peers))
+        reap_pulls(st);
     return total;
 }
 
@@ -505,12 +794,19 @@ static int shm_progress_fenced(tlm_transport_t *tp, int max)
  * (even as a zombie).  A dead peer will never release the buffers still in
  * flight to it: they are taken back here, or the survivors run out of
  * buffers for each other. */
-static bool local_dead(shm_transport_t *st, int l)
+static bool lock_free(const shm_transport_t *st, int l)
 {
     int fd = st->maps[l].fd;
     if (fd < 0 || flock(fd, LOCK_SH | LOCK_NB) != 0)
         return false;
     flock(fd, LOCK_UN);
+    return true;
+}
+
+static bool local_dead(shm_transport_t *st, int l)
+{
+    if (!lock_free(st, l))
+        return false;
     shm_peer_t *p = &st->peers[l];
     while (p->fhead != p->ftail) {
         uint32_t sl = p->fifo[p->fhead++ % st->buf_count];
@@ -518,6 +814,11 @@ static bool local_dead(shm_transport_t *st, int l)
                               memory_order_relaxed);
         st->free_q[st->free_tail++ % st->buf_count] = sl;
     }
+    /* What it pulled is done; what it did not pull never will be. */
+    finish_pulls(st, p, atomic_load_explicit(&p->out->pulled,
+                                             memory_order_acquire),
+                 TELEMEM_OK);
+    finish_pulls(st, p, UINT64_MAX, TELEMEM_ERR_PEER_DEAD);
     return true;
 }
 
@@ -569,6 +870,11 @@ static void shm_close(tlm_transport_t *tp)
     shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
     if (st->super.direct)
         st->super.direct->ops->close(st->super.direct);
+    /* Closing ends the pulls nobody made (the engine frees their ops). */
+    for (int l = 0; st->peers && st->maps && l < st->nlocal; l++)
+        if (st->peers[l].zc)
+            finish_pulls(st, &st->peers[l], UINT64_MAX,
+                         TELEMEM_ERR_NOT_INITIALIZED);
     /* Before the lock goes (unmap_all closes the segment): left, not died. */
     if (st->maps && st->my_local >= 0 && st->my_local < st->nlocal &&
         st->maps[st->my_local].hdr)
@@ -579,8 +885,10 @@ static void shm_close(tlm_transport_t *tp)
         close(st->bell_fd);
     if (st->name[0])
         shm_unlink(st->name); /* normally gone already after open */
-    for (int l = 0; st->peers && l < st->nlocal; l++)
+    for (int l = 0; st->peers && l < st->nlocal; l++) {
         free(st->peers[l].fifo);
+        free(st->peers[l].zc);
+    }
     free(st->maps);
     free(st->peers);
     free(st->bell_to);
@@ -628,6 +936,8 @@ static const tlm_transport_ops_t shm_ops = {
     .connect = shm_connect,
     .send = shm_send,
     .send_fill = shm_send_fill,
+    .send_zc = shm_send_zc,
+    .protect = shm_protect,
     .progress = shm_progress,
     .peer_alive = shm_peer_alive,
     .close = shm_close,
@@ -640,6 +950,8 @@ static const tlm_transport_ops_t shm_ops_fenced = {
     .connect = shm_connect,
     .send = shm_send_fenced,
     .send_fill = shm_send_fill_fenced,
+    .send_zc = shm_send_zc_fenced,
+    .protect = shm_protect,
     .progress = shm_progress_fenced,
     .peer_alive = shm_peer_alive,
     .close = shm_close,
@@ -734,6 +1046,8 @@ static int create_own(shm_transport_t *st, const tlm_transport_params_t *p)
     h.version = SHM_VERSION;
     h.rank = p->rank;
     h.mb_ok = st->mb;
+    h.pid = (int32_t)getpid();
+    h.base = (uintptr_t)base;
     memcpy(base, &h, sizeof(h));
     map_fill(m, base);
     m->rank = p->rank;
@@ -794,7 +1108,90 @@ static int map_peer(shm_transport_t *st, const tlm_transport_params_t *p,
     shm_peer_t *pe = &st->peers[l];
     pe->bell = m->doorbell;
     pe->local = l;
+    pe->pid = (pid_t)h->pid;
     st->bell_to[l].len = bell_name(&st->bell_to[l].addr, p->jobid, rank);
+    return TELEMEM_OK;
+}
+
+/* Can this process pull from every local peer?  A read of each peer's
+ * segment header where the peer mapped it: Yama's ptrace_scope (1 allows
+ * it only towards descendants, 2 and 3 only with CAP_SYS_PTRACE), other
+ * users, a container's filter all show here.  The first refusal is logged
+ * (info: the job runs on, with two copies). */
+static bool cma_probe(shm_transport_t *st)
+{
+    for (int l = 0; l < st->nlocal; l++) {
+        if (l == st->my_local)
+            continue;
+        const shm_seg_hdr_t *h = st->maps[l].hdr;
+        uint32_t magic = 0;
+        struct iovec lo = {&magic, sizeof(magic)};
+        struct iovec ro = {(void *)(uintptr_t)h->base, sizeof(magic)};
+        if (process_vm_readv(st->peers[l].pid, &lo, 1, &ro, 1, 0) !=
+                (ssize_t)sizeof(magic) || magic != SHM_MAGIC) {
+            tlm_info("process_vm_readv from rank %d (pid %d): %s; shared "
+                     "memory copies long payloads twice (no CMA pull)",
+                     st->maps[l].rank, (int)st->peers[l].pid,
+                     magic != SHM_MAGIC && errno == 0 ? "wrong data"
+                                                      : strerror(errno));
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The pull threshold: the setting, else the profile's "shm-pull <bytes>"
+ * line (telemem-run --calibrate), else SHM_PULL_DEFAULT. */
+static size_t pull_threshold(const tlm_transport_params_t *p)
+{
+    if (p->config->SHM_CMA_THRESHOLD)
+        return p->config->SHM_CMA_THRESHOLD;
+    size_t thr = SHM_PULL_DEFAULT;
+    FILE *f = p->profile && p->profile[0] ? fopen(p->profile, "r") : NULL;
+    char line[256];
+    while (f && fgets(line, sizeof(line), f)) {
+        const char *t = line + strspn(line, " \t");
+        if (strncmp(t, "shm-pull", 8) != 0 || (t[8] != ' ' && t[8] != '\t'))
+            continue;
+        t += 8 + strspn(t + 8, " \t");
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(t, &end, 10);
+        if (errno == 0 && end != t && *t != '-' && v > 0) {
+            thr = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
+            tlm_debug("profile %s: pull from %zu bytes", p->profile, thr);
+        }
+    }
+    if (f)
+        fclose(f);
+    return thr;
+}
+
+/* After every rank has mapped the others: pulls only if every local rank
+ * can pull from every other (all decide alike, from the headers). */
+static int setup_pulls(shm_transport_t *st, const tlm_transport_params_t *p)
+{
+    shm_seg_hdr_t *me = st->maps[st->my_local].hdr;
+    me->cma_ok = p->config->SHM_CMA && st->nlocal > 1 && cma_probe(st);
+    int rc = tlm_boot_fence(p->boot); /* everyone has probed */
+    if (rc != TELEMEM_OK)
+        return rc;
+    st->cma = p->config->SHM_CMA && st->nlocal > 1;
+    for (int l = 0; l < st->nlocal; l++)
+        st->cma = st->cma && st->maps[l].hdr->cma_ok;
+    if (p->config->SHM_CMA && st->nlocal > 1 && me->cma_ok && !st->cma)
+        tlm_debug("a local rank cannot pull: no CMA pull");
+    if (!st->cma)
+        return TELEMEM_OK;
+    for (int l = 0; l < st->nlocal; l++) {
+        st->peers[l].zc = calloc(st->ring_mask + 1, sizeof(shm_zc_t));
+        if (!st->peers[l].zc)
+            return TELEMEM_ERR_NO_MEMORY;
+    }
+    size_t thr = pull_threshold(p); /* TLM_MAX evaluates twice */
+    st->super.zc_min = TLM_MAX(thr, 1);
+    st->super.zc_local_max = SIZE_MAX;
+    st->super.zc_max_msg = 4u << 20;
     return TELEMEM_OK;
 }
 
@@ -824,6 +1221,20 @@ static int shm_check(const tlm_transport_params_t *p)
     return TELEMEM_OK;
 }
 
+/* Each peer's rings: mine in its segment (out), its in mine (in). */
+static void link_rings(shm_transport_t *st)
+{
+    for (int l = 0; l < st->nlocal; l++) {
+        shm_peer_t *pe = &st->peers[l];
+        pe->local = l;
+        pe->rank = st->maps[l].rank;
+        if (l == st->my_local)
+            continue;
+        pe->out = ring_of(&st->maps[l], st->my_local);
+        pe->in = ring_of(&st->maps[st->my_local], l);
+    }
+}
+
 static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
 {
     int rc = TELEMEM_ERR_NO_MEMORY;
@@ -837,6 +1248,8 @@ static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     st->super.same_node_only = true;
     st->deliver = p->deliver;
     st->deliver_arg = p->deliver_arg;
+    st->place = p->place;
+    st->placed = p->placed;
     st->rank = p->rank;
     st->nranks = p->size;
     st->ring_mask = (uint64_t)p->config->SHM_RING - 1;
@@ -887,6 +1300,8 @@ static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     frc = tlm_boot_fence(p->boot); /* everyone has mapped */
     if (rc == TELEMEM_OK)
         rc = frc;
+    if (rc == TELEMEM_OK)
+        rc = setup_pulls(st, p);
     /* Nothing is left in /dev/shm once every rank holds its mappings. */
     if (st->name[0]) {
         shm_unlink(st->name);
@@ -897,15 +1312,7 @@ static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     st->fence = !st->mb;
     if (st->fence)
         st->super.ops = &shm_ops_fenced;
-    for (int l = 0; l < st->nlocal; l++) {
-        shm_peer_t *pe = &st->peers[l];
-        pe->local = l;
-        pe->rank = st->maps[l].rank;
-        if (l == st->my_local)
-            continue;
-        pe->out = ring_of(&st->maps[l], st->my_local);
-        pe->in = ring_of(&st->maps[st->my_local], l);
-    }
+    link_rings(st);
     /* The same-node direct path (docs/direct.md); without it every
      * transfer takes the message path. */
     if (p->direct && st->nlocal > 1) {
@@ -914,9 +1321,11 @@ static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
         if (rc != TELEMEM_OK)
             goto err;
     }
-    tlm_debug("shm open: %d local ranks, %llu buffers of %llu bytes, ring %ld",
-              st->nlocal, (unsigned long long)st->buf_count,
-              (unsigned long long)st->buf_size, p->config->SHM_RING);
+    tlm_debug("shm open: %d local ranks, %llu buffers of %llu bytes, ring "
+              "%ld, pull %s from %zu bytes", st->nlocal,
+              (unsigned long long)st->buf_count,
+              (unsigned long long)st->buf_size, p->config->SHM_RING,
+              st->cma ? "on" : "off", st->super.zc_min);
     *tp_p = &st->super;
     return TELEMEM_OK;
 err:
