@@ -785,12 +785,14 @@ TELEMEM_API int telemem_get_list_nbi(int rank, const telemem_seg_t *segs,
  * and _nbi.
  *
  * Atomicity: accumulates and atomics on the same location are atomic with
- * respect to each other whatever mix of ranks issues them.  The target
- * applies accumulates inside its own poll loop; where local peers may
- * apply atomics directly to its memory (the same-node direct path, see
- * the atomics below) it adds integer elements with atomic instructions.
- * They are not atomic with respect to plain puts or to the target's own
- * loads and stores.
+ * respect to each other, element by element, whatever mix of ranks issues
+ * them.  The target applies accumulates inside its own poll loop, except
+ * contiguous and strided accumulates to a telemem_malloc_all block of a
+ * peer on the same node with naturally aligned elements: the initiator
+ * applies those itself (the direct path, docs/direct.md) and they are
+ * complete on return.  Where that can happen, both sides add every element
+ * with atomic instructions.  They are not atomic with respect to plain
+ * puts or to the target's own loads and stores.
  *
  * Errors: those of the matching put form, plus TELEMEM_ERR_INVALID_ARG for
  * an unknown type, a NULL scale, or a length that is not a multiple of the

@@ -98,6 +98,17 @@ typedef struct tlm_direct_ops {
     int (*atomic)(tlm_direct_t *d, int peer, tlm_direct_rkey_t *rk,
                   uintptr_t remote, int op, unsigned width, uint64_t operand,
                   uint64_t compare, uint64_t *old);
+    /* Optional (NULL: none): accumulate the chain segs[0..nsegs) into
+     * peer's memory under rk, remote += scale * local element by element,
+     * with the atomic kernels (type is a TLM_ACC_* of pack/pack.h with
+     * TLM_ACC_ATOMIC: atomic, element by element, with respect to every
+     * atomic and accumulate any process applies there).  Core hands only
+     * chains whose remote elements are naturally aligned.  Completes
+     * (remotely) before returning.  TELEMEM_ERR_UNSUPPORTED when rk's
+     * memory cannot take it (core then uses the AM path). */
+    int (*acc)(tlm_direct_t *d, int peer, tlm_direct_rkey_t *rk,
+               const tlm_direct_seg_t *segs, int nsegs, int type,
+               const void *scale);
     /* Remote completion of every write and read to peer (-1: to every
      * peer) started so far: TELEMEM_OK when complete, TELEMEM_ERR_AGAIN
      * while not (core polls and asks again), or an error.  NULL when d->sync. */

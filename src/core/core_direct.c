@@ -34,11 +34,12 @@ int tlm_core_direct_init(void)
             D.slot_d[tlm_core_dx_slot(tp)] = d;
         tlm_core_dx_thresholds(tp, &thr[i], &row[i]);
     }
-    /* Local peers may apply hardware atomics to our memory: apply ours,
-     * and integer accumulates, with atomic instructions too. */
+    /* Local peers may apply hardware atomics and accumulates to our
+     * memory: apply ours, and accumulates, with atomic instructions too. */
     tlm_core.acc_flags = 0;
     for (int s = 0; s < NSLOTS; s++)
-        if (D.mode != MODE_NEVER && D.slot_d[s] && D.slot_d[s]->ops->atomic)
+        if (D.mode != MODE_NEVER && D.slot_d[s] &&
+            (D.slot_d[s]->ops->atomic || D.slot_d[s]->ops->acc))
             tlm_core.acc_flags = TLM_ACC_ATOMIC;
     for (int r = 0; r < tlm_core.nranks; r++) {
         tlm_core.peers[r].direct_min = SIZE_MAX;
@@ -102,28 +103,6 @@ int tlm_core_direct_flush(int rank)
     return rc;
 }
 
-/* After handlers may have run (a wait): the key of [lo, lo+len) again in
- * *e.  TELEMEM_OK, or TLM_DIRECT_DECLINED when it was withdrawn. */
-static int refind_key(dpeer_t *p, uintptr_t lo, size_t len, rkey_ent_t **e)
-{
-    *e = tlm_core_dx_find(p, lo, len);
-    return *e && (*e)->rk ? TELEMEM_OK : TLM_DIRECT_DECLINED;
-}
-
-/* Complete earlier AM requests to rank that a direct transfer of
- * [lo, lo+len) could overtake (puts and accumulates not yet applied, gets
- * not yet answered).  Handlers run while it waits, so the key *e is looked
- * up again then.  TELEMEM_OK (*e still valid), TLM_DIRECT_DECLINED (the
- * key was withdrawn) or a wait error. */
-static inline int order_after_am(int rank, dpeer_t *p, uintptr_t lo,
-                                 size_t len, rkey_ent_t **e)
-{
-    if (TLM_LIKELY(tlm_core_peer_am_idle(&tlm_core.peers[rank])))
-        return TELEMEM_OK;
-    int rc = tlm_core_flush_am(rank);
-    return rc != TELEMEM_OK ? rc : refind_key(p, lo, len, e);
-}
-
 /* ---- initiator: transfers ------------------------------------------------ */
 
 /* Run chain segs[0..n) (part of a transfer of total bytes) under the key
@@ -155,7 +134,7 @@ static int run_chain(int rank, bool write, const tlm_direct_seg_t *segs,
     /* Decided before ordering: a declined transfer costs no flush. */
     if (!e || !e->rk || total < e->min)
         return TLM_DIRECT_DECLINED;
-    rc = order_after_am(rank, p, lo, ext, &e);
+    rc = tlm_core_dx_order(rank, p, lo, ext, &e);
     if (rc != TELEMEM_OK)
         return rc;
     /* Network drivers do not order their operations among themselves (a
@@ -164,7 +143,7 @@ static int run_chain(int rank, bool write, const tlm_direct_seg_t *segs,
     if (!d->sync && tlm_core.peers[rank].direct_busy) {
         rc = tlm_core_direct_settle(rank);
         if (rc == TELEMEM_OK)
-            rc = refind_key(p, lo, ext, &e); /* handlers ran: withdrawn? */
+            rc = tlm_core_dx_refind(p, lo, ext, &e); /* handlers ran: withdrawn? */
         if (rc != TELEMEM_OK)
             return rc;
     }
@@ -179,7 +158,7 @@ static int run_chain(int rank, bool write, const tlm_direct_seg_t *segs,
             break;
         rc = tlm_core_wait_step(&w);
         if (rc == TELEMEM_OK)
-            rc = refind_key(p, lo, ext, &e); /* withdrawn while we waited? */
+            rc = tlm_core_dx_refind(p, lo, ext, &e); /* withdrawn while we waited? */
         if (rc != TELEMEM_OK)
             return rc;
     }
@@ -202,7 +181,7 @@ int tlm_core_direct_atomic(int rank, int op, unsigned width, uintptr_t addr,
     rkey_ent_t *e = tlm_core_dx_find(p, addr, width);
     if (!e || !e->rk)
         return TLM_DIRECT_DECLINED;
-    int rc = order_after_am(rank, p, addr, width, &e);
+    int rc = tlm_core_dx_order(rank, p, addr, width, &e);
     if (rc != TELEMEM_OK)
         return rc;
     rc = p->d->ops->atomic(p->d, rank, e->rk, addr, op, width, operand,
@@ -219,14 +198,10 @@ static int direct_rma(int rank, bool write, void *remote, void *local,
     return run_chain(rank, write, &s, 1, (uintptr_t)remote, n, n, mode);
 }
 
-static int direct_strided(int rank, bool write, const tlm_pack_desc_t *d,
-                          void *remote, void *local, int mode)
+/* Walk patch d as block-stride descriptors (core_direct.h). */
+int tlm_core_dx_chain(const tlm_pack_desc_t *d, void *remote, void *local,
+                      size_t batch, tlm_core_dx_chain_fn fn, void *arg)
 {
-    dpeer_t *p = &D.peers[rank];
-    if (!p->d || d->levels < 1 || d->total < tlm_core.peers[rank].direct_min ||
-        d->count[0] < p->row_min)
-        return TLM_DIRECT_DECLINED;
-    size_t ext = tlm_pack_extent(d, TLM_PACK_REMOTE);
     /* Dimension 1 is the stride of a descriptor; dimensions 2.. make the
      * chain (one descriptor each), as the TCA engine takes them. */
     size_t idx[TLM_PACK_MAX_LEVELS + 1] = {0};
@@ -234,7 +209,7 @@ static int direct_strided(int rank, bool write, const tlm_pack_desc_t *d,
     for (int k = 2; k <= d->levels; k++)
         nsegs *= d->count[k];
     tlm_direct_seg_t segs[CHAIN_BATCH];
-    size_t batch = TLM_MAX(TLM_MIN((size_t)CHAIN_BATCH, p->d->max_segs), 1);
+    batch = TLM_MAX(TLM_MIN((size_t)CHAIN_BATCH, batch), 1);
     int n = 0, rc = TELEMEM_OK;
     for (size_t i = 0; i < nsegs && rc == TELEMEM_OK; i++) {
         size_t loff = 0, roff = 0;
@@ -242,24 +217,57 @@ static int direct_strided(int rank, bool write, const tlm_pack_desc_t *d,
             loff += idx[k] * d->stride[TLM_PACK_LOCAL][k - 1];
             roff += idx[k] * d->stride[TLM_PACK_REMOTE][k - 1];
         }
-        segs[n++] = (tlm_direct_seg_t){
-            (uintptr_t)local + loff, (uintptr_t)remote + roff, d->count[0],
-            d->count[1], (ptrdiff_t)d->stride[TLM_PACK_LOCAL][0],
-            (ptrdiff_t)d->stride[TLM_PACK_REMOTE][0]};
+        segs[n++] =
+            d->levels == 0
+                ? (tlm_direct_seg_t){(uintptr_t)local, (uintptr_t)remote,
+                                     d->count[0], 1, 0, 0}
+                : (tlm_direct_seg_t){
+                      (uintptr_t)local + loff, (uintptr_t)remote + roff,
+                      d->count[0], d->count[1],
+                      (ptrdiff_t)d->stride[TLM_PACK_LOCAL][0],
+                      (ptrdiff_t)d->stride[TLM_PACK_REMOTE][0]};
         for (int k = 2; k <= d->levels; k++) { /* next index, odometer */
             if (++idx[k] < d->count[k])
                 break;
             idx[k] = 0;
         }
         if ((size_t)n == batch || i + 1 == nsegs) {
-            rc = run_chain(rank, write, segs, n, (uintptr_t)remote, ext,
-                           d->total, mode);
-            /* Declined after a part went direct cannot happen: the key
-             * covers the whole extent and is checked before the first. */
+            rc = fn(segs, n, arg);
             n = 0;
         }
     }
     return rc;
+}
+
+struct strided_run {
+    int rank;
+    bool write;
+    uintptr_t remote;
+    size_t ext, total;
+    int mode;
+};
+
+static int strided_batch(const tlm_direct_seg_t *segs, int n, void *arg)
+{
+    const struct strided_run *s = arg;
+    /* Declined after a part went direct cannot happen: the key covers the
+     * whole extent and is checked before the first. */
+    return run_chain(s->rank, s->write, segs, n, s->remote, s->ext, s->total,
+                     s->mode);
+}
+
+static int direct_strided(int rank, bool write, const tlm_pack_desc_t *d,
+                          void *remote, void *local, int mode)
+{
+    dpeer_t *p = &D.peers[rank];
+    if (!p->d || d->levels < 1 || d->total < tlm_core.peers[rank].direct_min ||
+        d->count[0] < p->row_min)
+        return TLM_DIRECT_DECLINED;
+    struct strided_run s = {rank, write, (uintptr_t)remote,
+                            tlm_pack_extent(d, TLM_PACK_REMOTE), d->total,
+                            mode};
+    return tlm_core_dx_chain(d, remote, local, p->d->max_segs, strided_batch,
+                             &s);
 }
 
 /* The one dispatch point (core_direct.h): the driver takes x when it is

@@ -43,6 +43,15 @@ int tlm_core_direct_atomic(int rank, int op, unsigned width, uintptr_t addr,
 int tlm_core_direct_atomic_express(int rank, int op, unsigned width,
                                    uintptr_t addr, uint64_t operand,
                                    uint64_t compare, uint64_t *old);
+/* An accumulate (type a TLM_ACC_* without flags) of patch d from local to
+ * remote on rank, applied here through the driver when it maps rank's
+ * memory there (a telemem_malloc_all block of a peer on this node) and
+ * every remote element is naturally aligned: TELEMEM_OK when done (it is
+ * complete), TLM_DIRECT_DECLINED (take the AM path), or an error.  Never
+ * fetches a key.  d->total > 0, rank a peer other than this rank. */
+int tlm_core_direct_acc(int rank, int type, const void *scale, void *remote,
+                        const void *local, const tlm_pack_desc_t *d);
+
 /* ---- the one dispatch point -------------------------------------------
  * Every put- or get-like operation asks here "direct or polling for this
  * transfer?" and hands over: first the inline check (is the transfer at

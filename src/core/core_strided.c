@@ -122,7 +122,13 @@ static int put_strided(const char *what, int mode, int rank, int acc_type,
                                                        h)
                                       : telemem_put_nbi(rank, remote, local, n);
     }
-    if (acc_type < 0 && tlm_core_direct_wanted(rank, src.d.total)) {
+    if (acc_type >= 0) {
+        /* A peer's block mapped here: applied here, complete. */
+        rc = tlm_core_direct_acc(rank, acc_type, scale, remote, local,
+                                 &src.d);
+        if (rc != TLM_DIRECT_DECLINED)
+            return rc;
+    } else if (tlm_core_direct_wanted(rank, src.d.total)) {
         /* Long enough rows: a block-stride chain on the direct path. */
         tlm_core_xfer_t x = {true, remote, (void *)(uintptr_t)local, 0,
                              &src.d};

@@ -4,7 +4,8 @@
  * the AM path, set-up; direct_thresholds.c: TELEMEM_DIRECT*, the
  * calibration profile; direct_keys.c: the rkey cache and the key exchange
  * (KEY_REQ / KEY_REP / KEY_INVAL); direct_express.c: lock-free atomics on
- * blocks; direct_block.c: blocks of telemem_malloc_all. */
+ * blocks; direct_block.c: blocks of telemem_malloc_all; direct_acc.c:
+ * accumulates applied by the initiator. */
 #ifndef TLM_DIRECT_INT_H
 #define TLM_DIRECT_INT_H
 
@@ -118,6 +119,38 @@ void tlm_core_dx_drop(int r, uintptr_t lo, uintptr_t hi, bool exact);
 int tlm_core_dx_fetch(int rank, uintptr_t addr, size_t len);
 void tlm_core_dx_keys_init(void);
 void tlm_core_dx_free(region_dx_t *dx);
+
+/* After handlers may have run (a wait): the key of [lo, lo+len) again in
+ * *e.  TELEMEM_OK, or TLM_DIRECT_DECLINED when it was withdrawn. */
+static inline int tlm_core_dx_refind(dpeer_t *p, uintptr_t lo, size_t len,
+                                     rkey_ent_t **e)
+{
+    *e = tlm_core_dx_find(p, lo, len);
+    return *e && (*e)->rk ? TELEMEM_OK : TLM_DIRECT_DECLINED;
+}
+
+/* Complete earlier AM requests to rank that a direct transfer of
+ * [lo, lo+len) could overtake (puts and accumulates not yet applied, gets
+ * not yet answered).  Handlers run while it waits, so the key *e is looked
+ * up again then.  TELEMEM_OK (*e still valid), TLM_DIRECT_DECLINED (the
+ * key was withdrawn) or a wait error. */
+static inline int tlm_core_dx_order(int rank, dpeer_t *p, uintptr_t lo,
+                                    size_t len, rkey_ent_t **e)
+{
+    if (TLM_LIKELY(tlm_core_peer_am_idle(&tlm_core.peers[rank])))
+        return TELEMEM_OK;
+    int rc = tlm_core_flush_am(rank);
+    return rc != TELEMEM_OK ? rc : tlm_core_dx_refind(p, lo, len, e);
+}
+
+/* core_direct.c: patch d (its remote and local bases) as block-stride
+ * descriptors - dimension 1 the stride of a descriptor, dimensions 2.. the
+ * chain, levels 0 one contiguous descriptor - handed to fn at most batch
+ * at a time; stops at the first status other than TELEMEM_OK. */
+typedef int (*tlm_core_dx_chain_fn)(const tlm_direct_seg_t *segs, int n,
+                                    void *arg);
+int tlm_core_dx_chain(const tlm_pack_desc_t *d, void *remote, void *local,
+                      size_t batch, tlm_core_dx_chain_fn fn, void *arg);
 
 /* direct_express.c: the express slots, written between begin and end
  * (under the lock; readers without it retry). */

@@ -110,11 +110,13 @@ enum {
     TLM_ACC_CDOUBLE = 6,
     TLM_ACC_NTYPES = 7
 };
-/* ORed into a type: the integer kernels (INT32, INT64, UINT64) update each
- * naturally aligned element with one atomic add, so accumulates stay
- * atomic with respect to atomics other processes apply to the same memory
- * with hardware instructions (the window driver's direct atomics).  Other
- * types ignore it. */
+/* ORed into a type: every kernel updates each naturally aligned scalar
+ * atomically (integers with one atomic add, floating point and the
+ * components of complex numbers with a compare-and-swap loop), so
+ * accumulates stay atomic, element by element, with respect to atomics and
+ * accumulates other processes apply to the same memory (the window
+ * driver's direct atomics and accumulates).  A misaligned element gets a
+ * plain add. */
 #define TLM_ACC_ATOMIC 0x100
 /* Element size of an accumulate type (0 for an unknown type). */
 size_t tlm_acc_elem_size(int type);

@@ -92,8 +92,8 @@ COMPLEX_KERNEL(acc_c64, double, acc_f64)
 /* The TLM_ACC_ATOMIC integer kernels: one relaxed atomic add per naturally
  * aligned element (x86: lock add), a plain add for a misaligned one (no
  * atomic can target it: atomics require alignment).  About 5-20x slower
- * than the plain loop, which is why only memory reachable by direct
- * atomics asks for them. */
+ * than the plain loop, which is why only memory that peers reach with
+ * direct atomics and accumulates asks for them. */
 #define ATOMIC_KERNEL(NAME, T)                                                 \
     static void NAME(char *d, size_t ds, const char *s, size_t ss, size_t ne,  \
                      size_t rows, const void *scale)                           \
@@ -120,6 +120,72 @@ COMPLEX_KERNEL(acc_c64, double, acc_f64)
 ATOMIC_KERNEL(acc_u32_atomic, uint32_t)
 ATOMIC_KERNEL(acc_u64_atomic, uint64_t)
 
+/* Floating point under TLM_ACC_ATOMIC: x86 has no atomic floating add, so
+ * each naturally aligned scalar is updated by a compare-and-swap loop on
+ * its bits (U, the unsigned integer of T's width); a misaligned one by a
+ * plain add, as above.  fp_add_atomic adds y to the T at p. */
+#define FP_ADD_ATOMIC(NAME, T, U)                                              \
+    static void NAME(char *p, T y)                                             \
+    {                                                                          \
+        T x;                                                                   \
+        if ((uintptr_t)p % sizeof(T)) {                                        \
+            memcpy(&x, p, sizeof(T));                                          \
+            x = x + y;                                                         \
+            memcpy(p, &x, sizeof(T));                                          \
+            return;                                                            \
+        }                                                                      \
+        U old = __atomic_load_n((U *)(void *)p, __ATOMIC_RELAXED), nw;         \
+        do {                                                                   \
+            memcpy(&x, &old, sizeof(T));                                       \
+            x = x + y;                                                         \
+            memcpy(&nw, &x, sizeof(T));                                        \
+        } while (!__atomic_compare_exchange_n((U *)(void *)p, &old, nw, true,  \
+                                              __ATOMIC_RELAXED,                \
+                                              __ATOMIC_RELAXED));              \
+    }
+
+FP_ADD_ATOMIC(add_f32_atomic, float, uint32_t)
+FP_ADD_ATOMIC(add_f64_atomic, double, uint64_t)
+
+#define FP_ATOMIC_KERNEL(NAME, T, ADD)                                         \
+    static void NAME(char *d, size_t ds, const char *s, size_t ss, size_t ne,  \
+                     size_t rows, const void *scale)                           \
+    {                                                                          \
+        T a, y;                                                                \
+        memcpy(&a, scale, sizeof a);                                           \
+        for (size_t r = 0; r < rows; r++, d += ds, s += ss) {                  \
+            for (size_t e = 0; e < ne; e++) {                                  \
+                memcpy(&y, s + e * sizeof(T), sizeof(T));                      \
+                ADD(d + e * sizeof(T), a * y);                                 \
+            }                                                                  \
+        }                                                                      \
+    }
+
+FP_ATOMIC_KERNEL(acc_f32_atomic, float, add_f32_atomic)
+FP_ATOMIC_KERNEL(acc_f64_atomic, double, add_f64_atomic)
+
+/* Complex: the product as above, each component added atomically on its
+ * own (the sums commute, so concurrent updates add up exactly as they
+ * would one after the other). */
+#define CPLX_ATOMIC_KERNEL(NAME, T, ADD)                                       \
+    static void NAME(char *d, size_t ds, const char *s, size_t ss, size_t ne,  \
+                     size_t rows, const void *scale)                           \
+    {                                                                          \
+        T a[2], y[2];                                                          \
+        memcpy(a, scale, sizeof a);                                            \
+        for (size_t r = 0; r < rows; r++, d += ds, s += ss) {                  \
+            for (size_t e = 0; e < ne; e++) {                                  \
+                memcpy(y, s + e * sizeof y, sizeof y);                         \
+                char *p = d + e * sizeof y;                                    \
+                ADD(p, a[0] * y[0] - a[1] * y[1]);                             \
+                ADD(p + sizeof(T), a[0] * y[1] + a[1] * y[0]);                 \
+            }                                                                  \
+        }                                                                      \
+    }
+
+CPLX_ATOMIC_KERNEL(acc_c32_atomic, float, add_f32_atomic)
+CPLX_ATOMIC_KERNEL(acc_c64_atomic, double, add_f64_atomic)
+
 static const struct {
     size_t size;
     acc_kernel_t fn;
@@ -145,10 +211,16 @@ static acc_kernel_t kernel_of(int type)
     if (t < 0 || t >= TLM_ACC_NTYPES)
         return NULL;
     if (type & TLM_ACC_ATOMIC) {
-        if (t == TLM_ACC_INT32)
-            return acc_u32_atomic;
-        if (t == TLM_ACC_INT64 || t == TLM_ACC_UINT64)
-            return acc_u64_atomic;
+        static const acc_kernel_t atomic_fn[TLM_ACC_NTYPES] = {
+            [TLM_ACC_INT32] = acc_u32_atomic,
+            [TLM_ACC_INT64] = acc_u64_atomic,
+            [TLM_ACC_UINT64] = acc_u64_atomic,
+            [TLM_ACC_FLOAT] = acc_f32_atomic,
+            [TLM_ACC_DOUBLE] = acc_f64_atomic,
+            [TLM_ACC_CFLOAT] = acc_c32_atomic,
+            [TLM_ACC_CDOUBLE] = acc_c64_atomic,
+        };
+        return atomic_fn[t];
     }
     return acc_types[t].fn;
 }

@@ -159,14 +159,15 @@ static void test_test_pending(void **base)
     } else {
         for (int r = 1; r < at_n; r++)
             wait_stopped(pids[r]);
-        /* an accumulate: never on the direct path, which would complete
-         * a put to the same-node block at once (the word is 0) */
+        /* a vector accumulate: the AM path (a put, or a contiguous
+         * accumulate, to the same-node block would be applied here by the
+         * direct path and complete at once; the word is 0) */
         long v = 4242, one = 1;
         armci_hdl_t h;
         ARMCI_INIT_HANDLE(&h);
-        AT_OK(ARMCI_NbAcc(ARMCI_ACC_LNG, &one, &v,
-                          (char *)base[1] + 2048 + sizeof(long), sizeof v, 1,
-                          &h));
+        void *vs[1] = {&v}, *vd[1] = {(char *)base[1] + 2048 + sizeof(long)};
+        armci_giov_t iov = {vs, vd, (int)sizeof v, 1};
+        AT_OK(ARMCI_NbAccV(ARMCI_ACC_LNG, &one, &iov, 1, 1, &h));
         for (int k = 0; k < 10; k++)
             AT_ASSERT(ARMCI_Test(&h) == 1,
                       "ARMCI_Test with the target stopped");

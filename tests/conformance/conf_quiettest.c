@@ -90,14 +90,15 @@ int main(int argc, char **argv)
         for (int r = 1; r < n; r++)
             wait_stopped(pids[r]);
         uint64_t *vals = calloc((size_t)n, sizeof *vals);
-        /* Accumulates never take the direct path (which would complete a
-         * put to a same-node block at once): the slot is 0, scale 1. */
+        /* List accumulates take the AM path (a put, or a contiguous
+         * accumulate, to a same-node block would be applied here by the
+         * direct path and complete at once): the slot is 0, scale 1. */
         int64_t one = 1;
         for (int r = 1; r < n; r++) {
             vals[r] = value_for(r);
-            TT_CHECK(telemem_acc_nbi(r, TELEMEM_INT64, &one,
-                                     (uint8_t *)bases[r] + (size_t)me * SLOT,
-                                     &vals[r], sizeof vals[r]));
+            telemem_seg_t as = {(uint8_t *)bases[r] + (size_t)me * SLOT,
+                                &vals[r], sizeof vals[r]};
+            TT_CHECK(telemem_acc_list_nbi(r, TELEMEM_INT64, &one, &as, 1));
         }
         uint64_t fetched = 0;
         /* a list get, also never on the direct path (a direct get after

@@ -21,6 +21,7 @@
 
 #include "telemem.h"
 #include "backends/window/window.h"
+#include "pack/pack.h"
 #include "util/log.h"
 #include "util/util.h"
 
@@ -582,6 +583,37 @@ static int win_atomic(tlm_direct_t *d, int peer, tlm_direct_rkey_t *r,
     return TELEMEM_OK;
 }
 
+/* Accumulates on the shared mapping: the initiator applies them with the
+ * atomic kernels, as the target applies the ones that reach it by the AM
+ * path (TLM_ACC_ATOMIC while this driver is open), so both mix element by
+ * element.  The target's CPU takes no part: an accumulate completes while
+ * the target computes or sleeps. */
+static int win_acc(tlm_direct_t *d, int peer, tlm_direct_rkey_t *r,
+                   const tlm_direct_seg_t *segs, int nsegs, int type,
+                   const void *scale)
+{
+    window_t *w = win_of(d);
+    win_rkey_t *rk = (win_rkey_t *)(void *)r;
+    size_t es = tlm_acc_elem_size(type);
+    if (rk->kind != KEY_SEG || !es)
+        return TELEMEM_ERR_UNSUPPORTED;
+    for (int i = 0; i < nsegs; i++) {
+        const tlm_direct_seg_t *s = &segs[i];
+        const char *loc = (const char *)s->local;
+        char *rem = rk->map + (s->remote - rk->rbase);
+        for (size_t b = 0; b < s->count; b++) {
+            tlm_acc_apply(type | TLM_ACC_ATOMIC, rem, loc, s->block / es,
+                          scale);
+            loc += s->local_stride;
+            rem += s->remote_stride;
+        }
+    }
+    /* Visible before anything this rank sends next (a flag, a barrier). */
+    atomic_thread_fence(memory_order_release);
+    w->wake(w->wake_arg, peer);
+    return TELEMEM_OK;
+}
+
 static void win_close(tlm_direct_t *d)
 {
     window_t *w = win_of(d);
@@ -600,6 +632,7 @@ static const tlm_direct_ops_t win_ops = {
     .write = win_write,
     .read = win_read,
     .atomic = win_atomic,
+    .acc = win_acc,
     .flush = NULL, /* sync */
     .progress = NULL,
     .close = win_close,
