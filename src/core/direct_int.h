@@ -109,7 +109,19 @@ void tlm_core_dx_thresholds(const tlm_transport_t *tp, size_t *thr,
 /* direct_keys.c: the rkey cache of peer p (imported keys by range), the
  * on-demand fetch of a registered range's key, the handlers of the key
  * exchange, and a range's exposures. */
-rkey_ent_t *tlm_core_dx_find(dpeer_t *p, uintptr_t lo, size_t len);
+rkey_ent_t *tlm_core_dx_search(dpeer_t *p, uintptr_t lo, size_t len);
+/* The key covering [lo, lo+len) of peer p, or NULL: the last one found
+ * first, inline (every direct transfer asks), then the search. */
+static inline rkey_ent_t *tlm_core_dx_find(dpeer_t *p, uintptr_t lo,
+                                           size_t len)
+{
+    if (TLM_LIKELY(p->last < p->nkeys)) {
+        rkey_ent_t *e = &p->keys[p->last];
+        if (TLM_LIKELY(tlm_util_range_in(lo, len, e->base, e->end)))
+            return e;
+    }
+    return tlm_core_dx_search(p, lo, len);
+}
 int tlm_core_dx_add(dpeer_t *p, uintptr_t base, size_t len,
                     tlm_direct_rkey_t *rk);
 /* Drop rank r's keys inside [lo, hi) (exact: the one based at lo). */

@@ -12,13 +12,8 @@
 
 /* ---- the rkey cache ------------------------------------------------------- */
 
-rkey_ent_t *tlm_core_dx_find(dpeer_t *p, uintptr_t lo, size_t len)
+rkey_ent_t *tlm_core_dx_search(dpeer_t *p, uintptr_t lo, size_t len)
 {
-    if (p->last < p->nkeys) {
-        rkey_ent_t *e = &p->keys[p->last];
-        if (tlm_util_range_in(lo, len, e->base, e->end))
-            return e;
-    }
     for (size_t i = 0; i < p->nkeys; i++) {
         rkey_ent_t *e = &p->keys[i];
         if (tlm_util_range_in(lo, len, e->base, e->end)) {
