@@ -270,26 +270,40 @@ static int direct_strided(int rank, bool write, const tlm_pack_desc_t *d,
                              &s);
 }
 
-/* The one dispatch point (core_direct.h): the driver takes x when it is
- * long enough for the peer's threshold and the driver can reach it, else
- * the AM path does, after the driver's earlier operations to the peer. */
-int tlm_core_direct_route(int rank, const tlm_core_xfer_t *x, int mode,
-                          telemem_handle_t *h)
+/* The one dispatch point (core_direct.h): the driver takes a transfer
+ * when it is long enough for the peer's threshold and the driver can reach
+ * it, else the AM path does, after the driver's earlier operations to the
+ * peer.  Contiguous and strided transfers have their own entry so that the
+ * contiguous one (the latency path) carries no strided state. */
+static int route_end(int rank, int rc, bool write, int mode,
+                     telemem_handle_t *h)
 {
-    size_t n = x->d ? x->d->total : x->n;
-    if (n >= tlm_core.peers[rank].direct_min) {
-        int rc = x->d ? direct_strided(rank, x->write, x->d, x->remote,
-                                       x->local, mode)
-                      : direct_rma(rank, x->write, x->remote, x->local, n,
-                                   mode);
-        if (rc == TLM_DIRECT_REFUSED)
-            return tlm_core_refused(rank, x->write, mode, h,
-                                    TELEMEM_ERR_OUT_OF_RANGE);
-        if (rc != TLM_DIRECT_DECLINED)
-            return rc;
-    }
-    int rc = tlm_core_direct_settle(rank);
+    if (rc == TLM_DIRECT_REFUSED)
+        return tlm_core_refused(rank, write, mode, h,
+                                TELEMEM_ERR_OUT_OF_RANGE);
+    if (rc != TLM_DIRECT_DECLINED)
+        return rc;
+    rc = tlm_core_direct_settle(rank);
     return rc == TELEMEM_OK ? TLM_DIRECT_DECLINED : rc;
+}
+
+int tlm_core_direct_route_contig(int rank, bool write, void *remote,
+                                 void *local, size_t n, int mode,
+                                 telemem_handle_t *h)
+{
+    int rc = TLM_DIRECT_DECLINED;
+    if (n >= tlm_core.peers[rank].direct_min)
+        rc = direct_rma(rank, write, remote, local, n, mode);
+    return route_end(rank, rc, write, mode, h);
+}
+
+int tlm_core_direct_route_strided(int rank, const tlm_core_xfer_t *x,
+                                  int mode, telemem_handle_t *h)
+{
+    int rc = TLM_DIRECT_DECLINED;
+    if (x->d->total >= tlm_core.peers[rank].direct_min)
+        rc = direct_strided(rank, x->write, x->d, x->remote, x->local, mode);
+    return route_end(rank, rc, x->write, mode, h);
 }
 
 void tlm_core_direct_fini(void)

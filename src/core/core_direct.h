@@ -77,8 +77,19 @@ static inline bool tlm_core_direct_wanted(int rank, size_t bytes)
  * tlm_core_refused, with handle h for nb).  Else TLM_DIRECT_DECLINED once
  * the driver's earlier operations to rank are complete: the AM path
  * carries x, in issue order.  mode: TLM_MODE_* of the caller. */
-int tlm_core_direct_route(int rank, const tlm_core_xfer_t *x, int mode,
-                          telemem_handle_t *h);
+int tlm_core_direct_route_contig(int rank, bool write, void *remote,
+                                 void *local, size_t n, int mode,
+                                 telemem_handle_t *h);
+int tlm_core_direct_route_strided(int rank, const tlm_core_xfer_t *x,
+                                  int mode, telemem_handle_t *h);
+static inline int tlm_core_direct_route(int rank, const tlm_core_xfer_t *x,
+                                        int mode, telemem_handle_t *h)
+{
+    /* Inline, so that a contiguous transfer's x never exists in memory. */
+    return x->d ? tlm_core_direct_route_strided(rank, x, mode, h)
+                : tlm_core_direct_route_contig(rank, x->write, x->remote,
+                                               x->local, x->n, mode, h);
+}
 
 /* Before an AM operation to rank when its direct_busy is set: complete
  * the driver's operations (async drivers; keeps issue order). */
