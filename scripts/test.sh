@@ -6,15 +6,19 @@
 # third; then fuzzing, static analysis and the Debian packages
 # (scripts/package.sh).
 # Exit status 0 only if everything passed.
-# Usage: scripts/test.sh [--quick]   (--quick: plain build only)
+# Usage: scripts/test.sh [--quick] [--wait-all]
+#   --quick     plain build only
+#   --wait-all  the whole plain suite (not only conformance) again under
+#               TELEMEM_WAIT=block and =spin (about 15 more minutes each)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-quick=0
+quick=0 wait_all=0
 for a in "$@"; do
     case "$a" in
         --quick) quick=1 ;;
-        -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --wait-all) wait_all=1 ;;
+        -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "test.sh: unknown option $a" >&2; exit 2 ;;
     esac
 done
@@ -67,9 +71,16 @@ run_suite build-test -Dbuildtype=debugoptimized -Dwerror=true || status=1
 # every wait sleeping at once, and with waits that never give the core away
 # - there only the runs of at most 2 ranks, one at a time (spinning ranks
 # need a core each; 8 on 2 cores take minutes per test).
-test_args=(--setup waitblock --suite conformance)
-run_suite build-test -Dbuildtype=debugoptimized -Dwerror=true || status=1
-test_args=(--setup waitspin --suite conformance-np2 --num-processes 1)
+# --wait-all: every suite under both.
+if [ "$wait_all" = 1 ]; then
+    test_args=(--setup waitblock)
+    run_suite build-test -Dbuildtype=debugoptimized -Dwerror=true || status=1
+    test_args=(--setup waitspin)
+else
+    test_args=(--setup waitblock --suite conformance)
+    run_suite build-test -Dbuildtype=debugoptimized -Dwerror=true || status=1
+    test_args=(--setup waitspin --suite conformance-np2 --num-processes 1)
+fi
 run_suite build-test -Dbuildtype=debugoptimized -Dwerror=true || status=1
 test_args=()
 if [ "$quick" = 0 ]; then
