@@ -11,6 +11,7 @@
 #include "backends/direct.h"
 #include "boot/boot.h"
 #include "core/core_config.h"
+#include "util/profile.h"
 
 typedef struct tlm_transport tlm_transport_t;
 
@@ -48,7 +49,9 @@ typedef struct tlm_transport_params {
      * them here: config->SHM_RING); valid during check, query and open
      * (a backend copies what it keeps). */
     const tlm_config_t *config;
-    const char *profile;     /* calibration profile path, "" = none */
+    /* The calibration profile, read once by core: a backend looks up its
+     * own lines by name (tlm_util_profile_next); NULL = none. */
+    const tlm_profile_t *profile;
     bool direct;             /* TELEMEM_DIRECT is not never: open a driver */
     bool direct_cma;         /* TELEMEM_DIRECT_CMA: window may use CMA */
     size_t reg_cache_max;     /* TELEMEM_REG_CACHE_MAX: direct-path pinning */

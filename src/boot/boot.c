@@ -27,6 +27,7 @@
 #include "util/log.h"
 #include "util/util.h"
 
+#include "boot/boot_io.h"
 #include "boot/boot_select.h"
 #include "boot/boot_wire.h"
 
@@ -73,40 +74,12 @@ static double deadline_of(const tlm_boot_t *b)
     return b->timeout > 0 ? tlm_util_now() + b->timeout : 0;
 }
 
-/* Milliseconds left for poll(), -1 for no deadline, 0 when it passed. */
-static int ms_left(double deadline)
+/* The stream to the launcher, for boot_io.c. */
+static tlm_boot_io_t io_of(const tlm_boot_t *b)
 {
-    if (deadline <= 0)
-        return -1;
-    double left = deadline - tlm_util_now();
-    if (left <= 0)
-        return 0;
-    if (left > 1e6)
-        return 1000000000;
-    return (int)(left * 1000.0) + 1;
-}
-
-/* Wait until fd is ready for events.  TELEMEM_OK, TELEMEM_ERR_TIMED_OUT,
- * or TELEMEM_ERR_BOOTSTRAP (logged). */
-static int wait_fd(tlm_boot_t *b, short events, double deadline,
-                   const char *what)
-{
-    for (;;) {
-        struct pollfd pfd = {.fd = b->fd, .events = events};
-        int ms = ms_left(deadline);
-        if (ms == 0) {
-            tlm_error("kvs %s: the launcher at %s did not answer in time "
-                      "(timeout %g s)", what, b->addr, b->timeout);
-            return TELEMEM_ERR_TIMED_OUT;
-        }
-        int n = poll(&pfd, 1, ms);
-        if (n > 0)
-            return TELEMEM_OK; /* errors show up in the send/recv */
-        if (n < 0 && errno != EINTR) {
-            tlm_error("kvs %s: poll: %s", what, strerror(errno));
-            return TELEMEM_ERR_BOOTSTRAP;
-        }
-    }
+    tlm_boot_io_t io = {.fd = b->fd, .timeout = b->timeout, .proto = "kvs",
+                        .addr = b->addr, .fd_name = NULL};
+    return io;
 }
 
 /* Send one whole frame.  A frame cut short leaves the stream unusable. */
@@ -122,37 +95,26 @@ static int send_frame(tlm_boot_t *b, int op, const void *body1, size_t len1,
     const unsigned char *part[3] = {hdr, body1, body2};
     size_t plen[3] = {WIRE_HDR, len1, len2};
     size_t sent_total = 0;
+    tlm_boot_io_t io = io_of(b);
     for (int i = 0; i < 3; i++) {
-        size_t off = 0;
-        while (off < plen[i]) {
-            ssize_t n = send(b->fd, part[i] + off, plen[i] - off,
-                             MSG_NOSIGNAL | MSG_DONTWAIT);
-            if (n > 0) {
-                off += (size_t)n;
-                sent_total += (size_t)n;
-                continue;
-            }
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-                int rc = wait_fd(b, POLLOUT, deadline, what);
-                if (rc != TELEMEM_OK) {
-                    if (sent_total > 0)
-                        b->broken = 1; /* half a frame is on the wire */
-                    return rc;
-                }
-                continue;
-            }
-            if (b->joining)
-                tlm_debug("kvs %s: send to launcher at %s: %s", what,
-                          b->addr, n < 0 ? strerror(errno) : "closed");
-            else
-                tlm_error("kvs %s: send to launcher at %s: %s", what,
-                          b->addr, n < 0 ? strerror(errno)
-                                         : "connection closed");
-            b->broken = b->lost = 1;
-            return TELEMEM_ERR_BOOTSTRAP;
+        int err = 0;
+        int rc = tlm_boot_io_send(&io, part[i], plen[i], deadline, what,
+                                  &sent_total, &err);
+        if (rc == TELEMEM_OK)
+            continue;
+        if (rc != TLM_BOOT_IO_LOST) {
+            if (sent_total > 0)
+                b->broken = 1; /* half a frame is on the wire */
+            return rc;
         }
+        if (b->joining)
+            tlm_debug("kvs %s: send to launcher at %s: %s", what, b->addr,
+                      err ? strerror(err) : "closed");
+        else
+            tlm_error("kvs %s: send to launcher at %s: %s", what, b->addr,
+                      err ? strerror(err) : "connection closed");
+        b->broken = b->lost = 1;
+        return TELEMEM_ERR_BOOTSTRAP;
     }
     return TELEMEM_OK;
 }
@@ -162,6 +124,7 @@ static int send_frame(tlm_boot_t *b, int op, const void *body1, size_t len1,
 static int recv_frame(tlm_boot_t *b, double deadline, const char *what,
                       size_t *blen_p)
 {
+    tlm_boot_io_t io = io_of(b);
     for (;;) {
         if (b->in_len >= WIRE_HDR) {
             size_t blen = get_u32(b->in);
@@ -176,26 +139,23 @@ static int recv_frame(tlm_boot_t *b, double deadline, const char *what,
                 return TELEMEM_OK;
             }
         }
-        ssize_t n = recv(b->fd, b->in + b->in_len,
-                         WIRE_HDR + WIRE_MAX_BODY - b->in_len, MSG_DONTWAIT);
-        if (n > 0) {
-            b->in_len += (size_t)n;
+        size_t got = 0;
+        int err = 0;
+        int rc = tlm_boot_io_recv(&io, b->in + b->in_len,
+                                  WIRE_HDR + WIRE_MAX_BODY - b->in_len,
+                                  deadline, what, &got, &err);
+        if (rc == TELEMEM_OK) {
+            b->in_len += got;
             continue;
         }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            int rc = wait_fd(b, POLLIN, deadline, what);
-            if (rc != TELEMEM_OK)
-                return rc;
-            continue;
-        }
+        if (rc != TLM_BOOT_IO_LOST)
+            return rc;
         if (b->joining)
             tlm_debug("kvs %s: launcher at %s: %s", what, b->addr,
-                      n < 0 ? strerror(errno) : "connection closed");
+                      err ? strerror(err) : "connection closed");
         else
             tlm_error("kvs %s: launcher at %s: %s", what, b->addr,
-                      n < 0 ? strerror(errno) : "connection closed");
+                      err ? strerror(err) : "connection closed");
         b->broken = b->lost = 1;
         return TELEMEM_ERR_BOOTSTRAP;
     }

@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 
 #include "telemem.h"
 #include "boot/boot_adapter.h"
+#include "boot/boot_io.h"
 #include "boot/boot_text.h"
 #include "util/log.h"
 #include "util/util.h"
@@ -51,66 +51,36 @@ static double deadline_of(const boot_pmi1_t *b, double at_least)
     return b->timeout > 0 ? tlm_util_now() + t : 0;
 }
 
-/* Wait for events on the PMI socket until deadline (0 = none). */
-static int wait_fd(boot_pmi1_t *b, short events, double deadline,
-                   const char *what)
+/* The PMI socket, for boot_io.c. */
+static tlm_boot_io_t io_of(const boot_pmi1_t *b)
 {
-    for (;;) {
-        struct pollfd pfd = {.fd = b->fd, .events = events};
-        int ms = -1;
-        if (deadline > 0) {
-            double left = deadline - tlm_util_now();
-            if (left <= 0) {
-                tlm_error("pmi1 %s: the launcher did not answer in time "
-                          "(timeout %g s)", what, b->timeout);
-                b->broken = 1; /* a late reply would be taken for the next */
-                return TELEMEM_ERR_TIMED_OUT;
-            }
-            ms = left > 1e6 ? 1000000000 : (int)(left * 1000.0) + 1;
-        }
-        int n = poll(&pfd, 1, ms);
-        if (n > 0)
-            return TELEMEM_OK;
-        if (n < 0 && errno != EINTR) {
-            tlm_error("pmi1 %s: poll(PMI_FD %d): %s", what, b->fd,
-                      strerror(errno));
-            b->broken = 1;
-            return TELEMEM_ERR_BOOTSTRAP;
-        }
-    }
+    tlm_boot_io_t io = {.fd = b->fd, .timeout = b->timeout, .proto = "pmi1",
+                        .addr = NULL, .fd_name = "PMI_FD"};
+    return io;
 }
 
 static int send_line(boot_pmi1_t *b, const char *line, double deadline,
                      const char *what)
 {
-    size_t len = strlen(line), off = 0;
-    while (off < len) {
-        ssize_t n = send(b->fd, line + off, len - off,
-                         MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n > 0) {
-            off += (size_t)n;
-            continue;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            int rc = wait_fd(b, POLLOUT, deadline, what);
-            if (rc != TELEMEM_OK)
-                return rc;
-            continue;
-        }
+    tlm_boot_io_t io = io_of(b);
+    int err = 0;
+    int rc = tlm_boot_io_send(&io, line, strlen(line), deadline, what, NULL,
+                              &err);
+    if (rc == TLM_BOOT_IO_LOST) {
         tlm_error("pmi1 %s: send on PMI_FD %d: %s", what, b->fd,
-                  n < 0 ? strerror(errno) : "connection closed");
-        b->broken = 1;
-        return TELEMEM_ERR_BOOTSTRAP;
+                  err ? strerror(err) : "connection closed");
+        rc = TELEMEM_ERR_BOOTSTRAP;
     }
-    return TELEMEM_OK;
+    if (rc != TELEMEM_OK)
+        b->broken = 1; /* a late reply would be taken for the next */
+    return rc;
 }
 
 /* Receive one reply line (without its newline) into out. */
 static int recv_line(boot_pmi1_t *b, char *out, size_t cap, double deadline,
                      const char *what)
 {
+    tlm_boot_io_t io = io_of(b);
     for (;;) {
         char *nl = memchr(b->in, '\n', b->in_len);
         if (nl) {
@@ -132,24 +102,22 @@ static int recv_line(boot_pmi1_t *b, char *out, size_t cap, double deadline,
             b->broken = 1;
             return TELEMEM_ERR_BOOTSTRAP;
         }
-        ssize_t n = recv(b->fd, b->in + b->in_len, sizeof(b->in) - b->in_len,
-                         MSG_DONTWAIT);
-        if (n > 0) {
-            b->in_len += (size_t)n;
+        size_t got = 0;
+        int err = 0;
+        int rc = tlm_boot_io_recv(&io, b->in + b->in_len,
+                                  sizeof(b->in) - b->in_len, deadline, what,
+                                  &got, &err);
+        if (rc == TELEMEM_OK) {
+            b->in_len += got;
             continue;
         }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            int rc = wait_fd(b, POLLIN, deadline, what);
-            if (rc != TELEMEM_OK)
-                return rc;
-            continue;
+        if (rc == TLM_BOOT_IO_LOST) {
+            tlm_error("pmi1 %s: the launcher closed PMI_FD %d%s%s", what,
+                      b->fd, err ? ": " : "", err ? strerror(err) : "");
+            rc = TELEMEM_ERR_BOOTSTRAP;
         }
-        tlm_error("pmi1 %s: the launcher closed PMI_FD %d%s%s", what, b->fd,
-                  n < 0 ? ": " : "", n < 0 ? strerror(errno) : "");
-        b->broken = 1;
-        return TELEMEM_ERR_BOOTSTRAP;
+        b->broken = 1; /* a late reply would be taken for the next */
+        return rc;
     }
 }
 

@@ -18,6 +18,7 @@
 #include "boot/boot.h"
 #include "core/core_config.h"
 #include "util/log.h"
+#include "util/profile.h"
 #include "util/util.h"
 
 /* Completion state of this rank towards one target. */
@@ -103,6 +104,9 @@ typedef struct tlm_core {
     int thread_level;   /* TELEMEM_THREAD_* */
     int rank, nranks;
     tlm_config_t cfg;
+    /* The calibration profile, read once at initialize: the direct path's
+     * thresholds and the backends' own lines (transport params). */
+    tlm_profile_t profile;
     tlm_boot_t *boot;
     tlm_core_peer_t *peers;
     /* regions (sorted by base, never overlapping) */

@@ -126,12 +126,9 @@ static int find_same_node(bool *same)
  * the job is joined. */
 static tlm_transport_params_t transport_params(void)
 {
-    static char profile[512];
-    if (!tlm_core_config_profile_path(&tlm_core.cfg, profile, sizeof(profile)))
-        profile[0] = '\0';
     tlm_transport_params_t p = {
         .config = &tlm_core.cfg,
-        .profile = profile,
+        .profile = &tlm_core.profile,
         .direct = strcmp(tlm_core.cfg.DIRECT, "never") != 0,
         .direct_cma = tlm_core.cfg.DIRECT_CMA,
         .reg_cache_max = tlm_core.cfg.REG_CACHE_MAX,
@@ -195,10 +192,29 @@ static void teardown(void)
         tlm_boot_close(tlm_core.boot);
     tlm_core_wait_fini();
     tlm_core_config_fini();
+    tlm_util_profile_free(&tlm_core.profile);
     memset(&tlm_core, 0, sizeof(tlm_core));
 }
 
 static int initialize(int level, bool progress_thread);
+
+/* The calibration profile, read here once (path: TELEMEM_DIRECT_PROFILE or
+ * its default), and every setting checked. */
+static int check_settings(const tlm_config_t *c)
+{
+    char path[512];
+    if (!tlm_core_config_profile_path(c, path, sizeof(path)))
+        path[0] = '\0';
+    if (tlm_util_profile_load(&tlm_core.profile, path) < 0)
+        return TELEMEM_ERR_NO_MEMORY;
+    tlm_transport_params_t tp = transport_params();
+    int rc = tlm_backend_check_config(c->TRANSPORT, &tp);
+    if (rc == TELEMEM_OK)
+        rc = tlm_core_direct_check_config(c);
+    if (rc == TELEMEM_OK)
+        rc = tlm_core_wait_check_config(c->WAIT);
+    return rc;
+}
 
 int telemem_initialize(int *argc, char ***argv)
 {
@@ -245,13 +261,9 @@ static int initialize(int level, bool progress_thread)
     tlm_util_log_init(c->LOG_LEVEL, c->LOG_FILE, c->LOG_FILTER);
     /* Every setting is checked before the job is joined: a configuration
      * error leaves nothing behind, and initialize may be called again. */
-    tlm_transport_params_t tp = transport_params();
-    rc = tlm_backend_check_config(c->TRANSPORT, &tp);
-    if (rc == TELEMEM_OK)
-        rc = tlm_core_direct_check_config(c);
-    if (rc == TELEMEM_OK)
-        rc = tlm_core_wait_check_config(c->WAIT);
+    rc = check_settings(c);
     if (rc != TELEMEM_OK) {
+        tlm_util_profile_free(&tlm_core.profile);
         tlm_core_config_fini();
         return rc;
     }

@@ -3,7 +3,6 @@
  * calibration profile or the driver), and their text for
  * TELEMEM_PRINT_CONFIG (docs/direct.md). */
 #define TLM_LOG_SUBSYS "direct"
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,54 +69,23 @@ int tlm_core_direct_check_config(const tlm_config_t *c)
     return TELEMEM_OK;
 }
 
-/* One decimal number after blanks, *s moved past it: 0, or -1 when there is
- * none or it does not fit (strtoull, not sscanf, to see the errors). */
-static int profile_num(const char **s, unsigned long long *v)
-{
-    const char *p = *s + strspn(*s, " \t");
-    char *end;
-    if (*p < '0' || *p > '9')
-        return -1;
-    errno = 0;
-    *v = strtoull(p, &end, 10);
-    if (errno || end == p)
-        return -1;
-    *s = end;
-    return 0;
-}
-
-/* The calibration profile: lines "<driver> <threshold> <row threshold>",
- * '#' comments.  1 found, 0 not. */
+/* The calibration profile (read once at initialize, util/profile.h): the
+ * first line "<driver> <threshold> <row threshold>".  1 found, 0 not. */
 static int profile_lookup(const char *driver, size_t *thr, size_t *row)
 {
-    char path[512];
-    if (!tlm_core_config_profile_path(&tlm_core.cfg, path, sizeof(path)))
-        return 0;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 0;
-    char line[256];
-    unsigned long long t, r;
-    int found = 0;
-    while (!found && fgets(line, sizeof(line), f)) {
-        if (line[0] == '#')
+    const tlm_profile_t *p = &tlm_core.profile;
+    size_t pos = 0;
+    const tlm_profile_entry_t *e;
+    while ((e = tlm_util_profile_next(p, driver, &pos)) != NULL) {
+        if (e->nvalues < 2)
             continue;
-        const char *s = line + strspn(line, " \t");
-        size_t n = strcspn(s, " \t\r\n");
-        if (n == 0 || n != strlen(driver) || strncmp(s, driver, n))
-            continue;
-        s += n;
-        if (profile_num(&s, &t) == 0 && profile_num(&s, &r) == 0) {
-            *thr = (size_t)t;
-            *row = (size_t)r;
-            found = 1;
-        }
-    }
-    fclose(f);
-    if (found)
-        tlm_debug("direct profile %s: %s threshold %zu, row %zu", path,
+        *thr = (size_t)e->value[0];
+        *row = (size_t)e->value[1];
+        tlm_debug("direct profile %s: %s threshold %zu, row %zu", p->path,
                   driver, *thr, *row);
-    return found;
+        return 1;
+    }
+    return 0;
 }
 
 static void describe(const tlm_transport_t *tp, size_t thr, size_t row,

@@ -1141,29 +1141,22 @@ static bool cma_probe(shm_transport_t *st)
 }
 
 /* The pull threshold: the setting, else the profile's "shm-pull <bytes>"
- * line (telemem-run --calibrate), else SHM_PULL_DEFAULT. */
+ * line (telemem-run --calibrate; the last one that holds a size), else
+ * SHM_PULL_DEFAULT. */
 static size_t pull_threshold(const tlm_transport_params_t *p)
 {
     if (p->config->SHM_CMA_THRESHOLD)
         return p->config->SHM_CMA_THRESHOLD;
     size_t thr = SHM_PULL_DEFAULT;
-    FILE *f = p->profile && p->profile[0] ? fopen(p->profile, "r") : NULL;
-    char line[256];
-    while (f && fgets(line, sizeof(line), f)) {
-        const char *t = line + strspn(line, " \t");
-        if (strncmp(t, "shm-pull", 8) != 0 || (t[8] != ' ' && t[8] != '\t'))
+    size_t pos = 0;
+    const tlm_profile_entry_t *e;
+    while ((e = tlm_util_profile_next(p->profile, "shm-pull", &pos))) {
+        unsigned long long v = e->value[0];
+        if (v == 0)
             continue;
-        t += 8 + strspn(t + 8, " \t");
-        char *end;
-        errno = 0;
-        unsigned long long v = strtoull(t, &end, 10);
-        if (errno == 0 && end != t && *t != '-' && v > 0) {
-            thr = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
-            tlm_debug("profile %s: pull from %zu bytes", p->profile, thr);
-        }
+        thr = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
+        tlm_debug("profile %s: pull from %zu bytes", p->profile->path, thr);
     }
-    if (f)
-        fclose(f);
     return thr;
 }
 

@@ -1,0 +1,35 @@
+/* profile.h - the calibration profile (telemem-run --calibrate), read once:
+ * its lines "<name> <number> [<number>]" as entries looked up by name.
+ * Where the file is: profile_path.h. */
+#ifndef TLM_UTIL_PROFILE_H
+#define TLM_UTIL_PROFILE_H
+
+#include <stddef.h>
+
+typedef struct tlm_profile_entry {
+    char name[64];
+    unsigned long long value[2];
+    int nvalues; /* 1 or 2: the numbers the line has (value[1] is 0 for 1) */
+} tlm_profile_entry_t;
+
+typedef struct tlm_profile {
+    char path[512]; /* the file read, "" = none (for the log) */
+    tlm_profile_entry_t *entry;
+    size_t n;
+} tlm_profile_t;
+
+/* Read the profile at path (NULL or "" = none) into p: every line (of at
+ * most 255 bytes) that does not start with '#' and has a name, blanks and
+ * a decimal number, and maybe a second one; other lines are left out.  A
+ * file that cannot be opened is an empty profile.  0, or -1 when out of
+ * memory (p is then empty). */
+int tlm_util_profile_load(tlm_profile_t *p, const char *path);
+
+/* The next entry named name from *pos on, in file order (*pos = 0 for the
+ * first), *pos moved past it; NULL when there is no more. */
+const tlm_profile_entry_t *tlm_util_profile_next(const tlm_profile_t *p,
+                                                 const char *name, size_t *pos);
+
+void tlm_util_profile_free(tlm_profile_t *p);
+
+#endif
