@@ -9,7 +9,8 @@
 # Usage: scripts/test.sh [--quick] [--wait-all]
 #   --quick     plain build only
 #   --wait-all  the whole plain suite (not only conformance) again under
-#               TELEMEM_WAIT=block and =spin (about 15 more minutes each)
+#               TELEMEM_WAIT=block and, one test at a time, =spin (about
+#               15 and 40 more minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -75,7 +76,9 @@ run_suite build-test -Dbuildtype=debugoptimized -Dwerror=true || status=1
 if [ "$wait_all" = 1 ]; then
     test_args=(--setup waitblock)
     run_suite build-test -Dbuildtype=debugoptimized -Dwerror=true || status=1
-    test_args=(--setup waitspin)
+    # One at a time: two 8-rank jobs spinning side by side on 2 cores
+    # take minutes per test (conf-mutex-n8: 39 s alone, over 120 s so).
+    test_args=(--setup waitspin --num-processes 1)
 else
     test_args=(--setup waitblock --suite conformance)
     run_suite build-test -Dbuildtype=debugoptimized -Dwerror=true || status=1
