@@ -20,8 +20,9 @@ typedef struct tlm_profile {
 
 /* Read the profile at path (NULL or "" = none) into p: every line (of at
  * most 255 bytes) that does not start with '#' and has a name, blanks and
- * a decimal number, and maybe a second one; other lines are left out.  A
- * file that cannot be opened is an empty profile.  0, or -1 when out of
+ * a decimal number, and maybe a second one; other lines are left out, and
+ * so is everything after the first 4096 lines or a line of over 4 KiB.  A file that cannot be
+ * opened is an empty profile.  0, or -1 when out of
  * memory (p is then empty). */
 int tlm_util_profile_load(tlm_profile_t *p, const char *path);
 

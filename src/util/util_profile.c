@@ -8,6 +8,9 @@
 
 #include "util/profile.h"
 
+#define PROFILE_MAX_LINES 4096
+#define PROFILE_MAX_LINE 4096
+
 /* One decimal number after blanks, *s moved past it: 0, or -1 when there is
  * none or it does not fit (strtoull, not sscanf, to see the errors). */
 static int profile_num(const char **s, unsigned long long *v)
@@ -55,10 +58,25 @@ int tlm_util_profile_load(tlm_profile_t *p, const char *path)
     if (!f)
         return 0;
     char line[256];
-    size_t cap = 0;
+    size_t cap = 0, lines = 0;
     int rc = 0;
-    while (rc == 0 && fgets(line, sizeof(line), f)) {
+    /* A profile is a few lines: reading stops after PROFILE_MAX_LINES (a
+     * path naming a device or a huge file must not hold up initialize). */
+    while (rc == 0 && lines++ < PROFILE_MAX_LINES &&
+           fgets(line, sizeof(line), f)) {
         tlm_profile_entry_t e;
+        if (!strchr(line, '\n') && !feof(f)) {
+            /* Longer than the buffer: no entry; skip the rest of it, up to
+             * PROFILE_MAX_LINE bytes (else this is no profile: stop). */
+            int c = 0;
+            size_t k = 0;
+            while (k++ < PROFILE_MAX_LINE && (c = fgetc(f)) != EOF &&
+                   c != '\n')
+                ;
+            if (c != '\n')
+                break;
+            continue;
+        }
         if (parse_line(line, &e) < 0)
             continue;
         if (p->n == cap) {
