@@ -89,41 +89,30 @@ REAL_KERNEL(acc_f64, double)
 COMPLEX_KERNEL(acc_c32, float, acc_f32)
 COMPLEX_KERNEL(acc_c64, double, acc_f64)
 
-/* The TLM_ACC_ATOMIC integer kernels: one relaxed atomic add per naturally
- * aligned element (x86: lock add), a plain add for a misaligned one (no
- * atomic can target it: atomics require alignment).  About 5-20x slower
- * than the plain loop, which is why only memory that peers reach with
- * direct atomics and accumulates asks for them. */
-#define ATOMIC_KERNEL(NAME, T)                                                 \
-    static void NAME(char *d, size_t ds, const char *s, size_t ss, size_t ne,  \
-                     size_t rows, const void *scale)                           \
+/* The TLM_ACC_ATOMIC kernels update each naturally aligned scalar
+ * atomically and a misaligned one with a plain add (no atomic can target
+ * it: atomics require alignment).  About 5-20x slower than the plain
+ * loops, which is why only memory that peers reach with direct atomics and
+ * accumulates asks for them.  The add of one scalar y to the T at p:
+ * integers with one relaxed atomic add (x86: lock add); floating point,
+ * which x86 cannot add atomically, with a compare-and-swap loop on its
+ * bits (U, the unsigned integer of T's width). */
+#define INT_ADD_ATOMIC(NAME, T)                                                \
+    static void NAME(char *p, T y)                                             \
     {                                                                          \
-        T a, y;                                                                \
-        memcpy(&a, scale, sizeof a);                                           \
-        for (size_t r = 0; r < rows; r++, d += ds, s += ss) {                  \
-            for (size_t e = 0; e < ne; e++) {                                  \
-                char *p = d + e * sizeof(T);                                   \
-                memcpy(&y, s + e * sizeof(T), sizeof(T));                      \
-                y = (T)(a * y);                                                \
-                if ((uintptr_t)p % sizeof(T) == 0) {                           \
-                    __atomic_fetch_add((T *)(void *)p, y, __ATOMIC_RELAXED);   \
-                } else {                                                       \
-                    T x;                                                       \
-                    memcpy(&x, p, sizeof(T));                                  \
-                    x = (T)(x + y);                                            \
-                    memcpy(p, &x, sizeof(T));                                  \
-                }                                                              \
-            }                                                                  \
+        if ((uintptr_t)p % sizeof(T) == 0) {                                   \
+            __atomic_fetch_add((T *)(void *)p, y, __ATOMIC_RELAXED);           \
+            return;                                                            \
         }                                                                      \
+        T x;                                                                   \
+        memcpy(&x, p, sizeof(T));                                              \
+        x = (T)(x + y);                                                        \
+        memcpy(p, &x, sizeof(T));                                              \
     }
 
-ATOMIC_KERNEL(acc_u32_atomic, uint32_t)
-ATOMIC_KERNEL(acc_u64_atomic, uint64_t)
+INT_ADD_ATOMIC(add_u32_atomic, uint32_t)
+INT_ADD_ATOMIC(add_u64_atomic, uint64_t)
 
-/* Floating point under TLM_ACC_ATOMIC: x86 has no atomic floating add, so
- * each naturally aligned scalar is updated by a compare-and-swap loop on
- * its bits (U, the unsigned integer of T's width); a misaligned one by a
- * plain add, as above.  fp_add_atomic adds y to the T at p. */
 #define FP_ADD_ATOMIC(NAME, T, U)                                              \
     static void NAME(char *p, T y)                                             \
     {                                                                          \
@@ -147,7 +136,8 @@ ATOMIC_KERNEL(acc_u64_atomic, uint64_t)
 FP_ADD_ATOMIC(add_f32_atomic, float, uint32_t)
 FP_ADD_ATOMIC(add_f64_atomic, double, uint64_t)
 
-#define FP_ATOMIC_KERNEL(NAME, T, ADD)                                         \
+/* Real types: dst += scale * src, one ADD per element. */
+#define ATOMIC_KERNEL(NAME, T, ADD)                                            \
     static void NAME(char *d, size_t ds, const char *s, size_t ss, size_t ne,  \
                      size_t rows, const void *scale)                           \
     {                                                                          \
@@ -156,13 +146,15 @@ FP_ADD_ATOMIC(add_f64_atomic, double, uint64_t)
         for (size_t r = 0; r < rows; r++, d += ds, s += ss) {                  \
             for (size_t e = 0; e < ne; e++) {                                  \
                 memcpy(&y, s + e * sizeof(T), sizeof(T));                      \
-                ADD(d + e * sizeof(T), a * y);                                 \
+                ADD(d + e * sizeof(T), (T)(a * y));                            \
             }                                                                  \
         }                                                                      \
     }
 
-FP_ATOMIC_KERNEL(acc_f32_atomic, float, add_f32_atomic)
-FP_ATOMIC_KERNEL(acc_f64_atomic, double, add_f64_atomic)
+ATOMIC_KERNEL(acc_u32_atomic, uint32_t, add_u32_atomic)
+ATOMIC_KERNEL(acc_u64_atomic, uint64_t, add_u64_atomic)
+ATOMIC_KERNEL(acc_f32_atomic, float, add_f32_atomic)
+ATOMIC_KERNEL(acc_f64_atomic, double, add_f64_atomic)
 
 /* Complex: the product as above, each component added atomically on its
  * own (the sums commute, so concurrent updates add up exactly as they
