@@ -137,16 +137,6 @@ static int run_chain(int rank, bool write, const tlm_direct_seg_t *segs,
     rc = tlm_core_dx_order(rank, p, lo, ext, &e);
     if (rc != TELEMEM_OK)
         return rc;
-    /* Network drivers do not order their operations among themselves (a
-     * read may pass an earlier write to the same bytes): complete the
-     * earlier ones first.  This keeps one batch in flight per peer. */
-    if (!d->sync && tlm_core.peers[rank].direct_busy) {
-        rc = tlm_core_direct_settle(rank);
-        if (rc == TELEMEM_OK)
-            rc = tlm_core_dx_refind(p, lo, ext, &e); /* handlers ran: withdrawn? */
-        if (rc != TELEMEM_OK)
-            return rc;
-    }
     /* From here no poll runs before the driver has the chain: the key
      * cannot be withdrawn under us. */
     tlm_wait_t w;

@@ -53,11 +53,6 @@ int tlm_core_direct_acc(int rank, int type, const void *scale, void *remote,
     if (!e || !e->rk)
         return TLM_DIRECT_DECLINED;
     int rc = tlm_core_dx_order(rank, p, lo, ext, &e);
-    if (rc == TELEMEM_OK && tlm_core.peers[rank].direct_busy) {
-        rc = tlm_core_direct_settle(rank);
-        if (rc == TELEMEM_OK)
-            rc = tlm_core_dx_refind(p, lo, ext, &e);
-    }
     if (rc != TELEMEM_OK)
         return rc;
     /* No poll runs from here on: the key stays valid. */

@@ -141,17 +141,23 @@ static inline int tlm_core_dx_refind(dpeer_t *p, uintptr_t lo, size_t len,
     return *e && (*e)->rk ? TELEMEM_OK : TLM_DIRECT_DECLINED;
 }
 
-/* Complete earlier AM requests to rank that a direct transfer of
- * [lo, lo+len) could overtake (puts and accumulates not yet applied, gets
- * not yet answered).  Handlers run while it waits, so the key *e is looked
- * up again then.  TELEMEM_OK (*e still valid), TLM_DIRECT_DECLINED (the
- * key was withdrawn) or a wait error. */
+/* Before a direct operation on [lo, lo+len) of rank: complete what it
+ * could overtake - earlier AM requests to rank (puts and accumulates not
+ * yet applied, gets not yet answered) and the driver's own earlier
+ * operations (network drivers do not order their operations among
+ * themselves: a read may pass an earlier write to the same bytes; this
+ * keeps one batch in flight per peer).  Handlers run while it waits, so
+ * the key *e is looked up again then.  TELEMEM_OK (*e still valid),
+ * TLM_DIRECT_DECLINED (the key was withdrawn) or a wait error. */
 static inline int tlm_core_dx_order(int rank, dpeer_t *p, uintptr_t lo,
                                     size_t len, rkey_ent_t **e)
 {
-    if (TLM_LIKELY(tlm_core_peer_am_idle(&tlm_core.peers[rank])))
+    const tlm_core_peer_t *cp = &tlm_core.peers[rank];
+    if (TLM_LIKELY(tlm_core_peer_am_idle(cp) && !cp->direct_busy))
         return TELEMEM_OK;
-    int rc = tlm_core_flush_am(rank);
+    int rc = tlm_core_peer_am_idle(cp) ? TELEMEM_OK : tlm_core_flush_am(rank);
+    if (rc == TELEMEM_OK)
+        rc = tlm_core_direct_settle(rank); /* at once when not busy */
     return rc != TELEMEM_OK ? rc : tlm_core_dx_refind(p, lo, len, e);
 }
 
