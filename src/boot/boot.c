@@ -82,6 +82,21 @@ static tlm_boot_io_t io_of(const tlm_boot_t *b)
     return io;
 }
 
+/* The launcher closed or reset the stream (err: an errno, 0 for an
+ * orderly close, told as closed): "kvs <what>: <who> at <addr>: <cause>",
+ * at debug level while joining (the caller tries again), and the stream
+ * is unusable from now on (the caller returns TELEMEM_ERR_BOOTSTRAP). */
+static void stream_lost(tlm_boot_t *b, const char *what, const char *who,
+                       int err, const char *closed)
+{
+    const char *why = err ? strerror(err) : closed;
+    if (b->joining)
+        tlm_debug("kvs %s: %s at %s: %s", what, who, b->addr, why);
+    else
+        tlm_error("kvs %s: %s at %s: %s", what, who, b->addr, why);
+    b->broken = b->lost = 1;
+}
+
 /* Send one whole frame.  A frame cut short leaves the stream unusable. */
 static int send_frame(tlm_boot_t *b, int op, const void *body1, size_t len1,
                       const void *body2, size_t len2, double deadline,
@@ -107,13 +122,8 @@ static int send_frame(tlm_boot_t *b, int op, const void *body1, size_t len1,
                 b->broken = 1; /* half a frame is on the wire */
             return rc;
         }
-        if (b->joining)
-            tlm_debug("kvs %s: send to launcher at %s: %s", what, b->addr,
-                      err ? strerror(err) : "closed");
-        else
-            tlm_error("kvs %s: send to launcher at %s: %s", what, b->addr,
-                      err ? strerror(err) : "connection closed");
-        b->broken = b->lost = 1;
+        stream_lost(b, what, "send to launcher", err,
+                    b->joining ? "closed" : "connection closed");
         return TELEMEM_ERR_BOOTSTRAP;
     }
     return TELEMEM_OK;
@@ -150,13 +160,7 @@ static int recv_frame(tlm_boot_t *b, double deadline, const char *what,
         }
         if (rc != TLM_BOOT_IO_LOST)
             return rc;
-        if (b->joining)
-            tlm_debug("kvs %s: launcher at %s: %s", what, b->addr,
-                      err ? strerror(err) : "connection closed");
-        else
-            tlm_error("kvs %s: launcher at %s: %s", what, b->addr,
-                      err ? strerror(err) : "connection closed");
-        b->broken = b->lost = 1;
+        stream_lost(b, what, "launcher", err, "connection closed");
         return TELEMEM_ERR_BOOTSTRAP;
     }
 }
