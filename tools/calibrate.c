@@ -4,9 +4,11 @@
  * TELEMEM_DIRECT=never) writes its times to a file; phase "direct" (run
  * with TELEMEM_DIRECT=always) reads them, finds the crossover sizes and
  * writes the profile line of the driver in use (docs/direct.md).  Before
- * them, phases "copy" (TELEMEM_SHM_CMA=n) and "pull" (every size pulled)
+ * them, phases "copy" (TELEMEM_SHM_CMA=n), "pull" (every size pulled)
+ * and "map" (every size pulled from rank 0's own block, which rank 1 maps)
  * time contiguous puts on the polling path and write the shared-memory
- * pull threshold, "shm-pull <bytes> 0" (docs/shm.md). */
+ * pull thresholds, "shm-pull <bytes> 0" and "shm-map <bytes> 0"
+ * (docs/shm.md). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,14 +39,16 @@ static void usage(FILE *f)
 {
     fprintf(f,
 "Usage: telemem-calibrate am FILE | direct FILE PROFILE | copy FILE |\n"
-"       pull FILE PROFILE\n"
+"       pull FILE PROFILE | map FILE PROFILE\n"
 "One phase of `telemem-run --calibrate` (run that instead): with 2 ranks,\n"
 "rank 0 times puts into rank 1's memory.  am: write the times (run with\n"
 "TELEMEM_DIRECT=never) to FILE.  direct: compare with FILE (run with\n"
 "TELEMEM_DIRECT=always) and write the crossover sizes of the driver in use\n"
 "to PROFILE, keeping the other drivers' lines.  copy, pull: the same for\n"
 "contiguous puts over shared memory with two copies (TELEMEM_SHM_CMA=n) and\n"
-"pulled (TELEMEM_SHM_CMA_THRESHOLD=1); pull writes the \"shm-pull\" line.\n");
+"pulled (TELEMEM_SHM_CMA_THRESHOLD=1); pull writes the \"shm-pull\" line.\n"
+"map: pulled from a telemem_malloc_all block, which the target maps\n"
+"(TELEMEM_SHM_MAP_THRESHOLD=1); writes the \"shm-map\" line.\n");
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -145,9 +149,10 @@ static int write_profile(const char *path, const char *driver, size_t thr,
     return fclose(f) != 0;
 }
 
-/* Phase pull: the copy phase's times from file against these (tc), the
- * crossover to the profile as "shm-pull <bytes> 0". */
-static int pull_phase(const char *file, const char *profile, const double *tc)
+/* Phases pull and map: the copy phase's times from file against these
+ * (tc), the crossover to the profile as "<key> <bytes> 0". */
+static int pull_phase(const char *file, const char *profile, const double *tc,
+                      const char *key)
 {
     double ac[NC] = {0};
     FILE *f = fopen(file, "r");
@@ -169,8 +174,8 @@ static int pull_phase(const char *file, const char *profile, const double *tc)
             printf("contig %8zu %10.3f %10.3f\n", contig[i], ac[i] * 1e6,
                    tc[i] * 1e6);
     size_t thr = crossover(contig, ac, tc, NC);
-    printf("shm-pull: threshold %zu -> %s\n", thr, profile);
-    return write_profile(profile, "shm-pull", thr, 0);
+    printf("%s: threshold %zu -> %s\n", key, thr, profile);
+    return write_profile(profile, key, thr, 0);
 }
 
 /* "direct path window (shm): ..." in the configuration text: the driver. */
@@ -190,7 +195,8 @@ int main(int argc, char **argv)
         return 0;
     }
     int copy = argc == 3 && !strcmp(argv[1], "copy");
-    int pull = argc == 4 && !strcmp(argv[1], "pull");
+    int map = argc == 4 && !strcmp(argv[1], "map");
+    int pull = (argc == 4 && !strcmp(argv[1], "pull")) || map;
     int am = (argc == 3 && !strcmp(argv[1], "am")) || copy;
     int direct = (argc == 4 && !strcmp(argv[1], "direct")) || pull;
     if (!am && !direct) {
@@ -229,17 +235,20 @@ int main(int argc, char **argv)
     int status = 0;
     if (me == 0) {
         char *remote = (char *)bases[1] + 64;
+        /* map: the source in this rank's own block, past what the puts
+         * reach at the target's */
+        char *src = map ? (char *)bases[0] + span / 2 + 1 : local + 1;
         /* Pulled, each put waits for the target: not below a page (a
          * round trip per put would only lose there, and slowly). */
         for (size_t i = 0; i < NC; i++)
             tc[i] = pull && contig[i] < PULL_MIN
                         ? 1e30
-                        : time_puts(1, remote, local + 1, contig[i],
-                                    contig[i]);
+                        : time_puts(1, remote, src, contig[i], contig[i]);
         for (size_t i = 0; i < NR && !copy && !pull; i++)
             tr[i] = time_puts(1, remote, local + 1, rows[i], STRIDED_TOTAL);
         if (pull)
-            status = pull_phase(argv[2], argv[3], tc);
+            status = pull_phase(argv[2], argv[3], tc,
+                                map ? "shm-map" : "shm-pull");
         else if (am) {
             FILE *f = fopen(argv[2], "w");
             if (!f) {

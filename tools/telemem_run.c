@@ -207,10 +207,14 @@ static void calibrate(const char *profile)
     char *dr[] = {"direct", tmp, path, NULL};
     char *cp[] = {"copy", tmp, NULL};
     char *pl[] = {"pull", tmp, path, NULL};
+    char *mp[] = {"map", tmp, path, NULL};
     char no_cma[] = "TELEMEM_SHM_CMA=n", all[] = "TELEMEM_SHM_CMA_THRESHOLD=1";
+    char mapped[] = "TELEMEM_SHM_MAP_THRESHOLD=1";
     int st = run_phase(self, cal, "never", cp, path, no_cma);
     if (st == 0)
         st = run_phase(self, cal, "never", pl, path, all);
+    if (st == 0)
+        st = run_phase(self, cal, "never", mp, path, mapped);
     if (st == 0)
         st = run_phase(self, cal, "never", am, path, NULL);
     if (st == 0)

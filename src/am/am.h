@@ -67,6 +67,8 @@ typedef struct tlm_am_peer {
     tlm_transport_t *tp;
     size_t max_msg;
     size_t zc_min;      /* payloads this long go by send_zc (zc ops) */
+    size_t zc_any_min;  /* the least of zc_min and the transport's
+                         * zc_mapped_min: shorter ones never go by send_zc */
     size_t zc_local_max; /* see tlm_transport_t */
     size_t zc_max;      /* payload of one zc message (>= max_msg) */
     tlm_am_sendop_t *qhead, *qtail;
@@ -92,6 +94,19 @@ typedef struct tlm_am {
 } tlm_am_t;
 
 extern tlm_am_t tlm_am;
+
+/* Does a payload of len bytes at data go to peer p by send_zc (zc ops)?
+ * From zc_min bytes, or from the transport's zc_mapped_min when it says
+ * the peer maps that memory (transport.h, zc_mapped).  One comparison for
+ * short payloads. */
+static inline bool tlm_am_zc_pays(const tlm_am_peer_t *p, const void *data,
+                                  size_t len)
+{
+    if (TLM_LIKELY(len < p->zc_any_min))
+        return false;
+    return len >= p->zc_min ||
+           p->tp->ops->zc_mapped(p->tp, p->rank, data, len);
+}
 
 int tlm_am_init(int rank, int nranks);
 /* Add an opened transport; it carries traffic to ranks with reach[r]. */

@@ -40,6 +40,10 @@ int tlm_am_add_transport(tlm_transport_t *tp, const bool *reach)
             tlm_am.peers[r].max_msg = tp->max_msg;
             tlm_am.peers[r].zc_min =
                 tp->ops->send_zc && tp->zc_min ? tp->zc_min : SIZE_MAX;
+            tlm_am.peers[r].zc_any_min = tlm_am.peers[r].zc_min;
+            if (tp->ops->send_zc && tp->ops->zc_mapped && tp->zc_mapped_min)
+                tlm_am.peers[r].zc_any_min =
+                    TLM_MIN(tp->zc_mapped_min, tlm_am.peers[r].zc_min);
             tlm_am.peers[r].zc_local_max = tp->zc_local_max;
             tlm_am.peers[r].zc_max = tp->zc_max_msg;
         }
@@ -210,10 +214,14 @@ static int pump_op(tlm_am_peer_t *p, tlm_am_sendop_t *op)
     size_t room = p->max_msg - op->hdr_len;
     room -= room % op->align;
     do {
-        size_t chunk = TLM_MIN(op->total - op->cursor, room);
-        if (op->zc && !op->pack && p->zc_max > room &&
-            op->total - op->cursor >= p->zc_min)
-            chunk = TLM_MIN(op->total - op->cursor, p->zc_max); /* pulled */
+        size_t rest = op->total - op->cursor;
+        size_t chunk = TLM_MIN(rest, room);
+        const uint8_t *at =
+            op->pack ? NULL : op->data + (op->cursor - op->data_off);
+        bool zc = op->zc && !op->pack && tlm_am_zc_pays(p, at, rest);
+        if (zc && p->zc_max > room)
+            chunk = TLM_MIN(rest, p->zc_max); /* pulled */
+        zc = zc && tlm_am_zc_pays(p, at, chunk);
         if (op->frag)
             ((tlm_am_frag_hdr_t *)(void *)op->hdr)->offset = op->cursor;
         int rc;
@@ -221,17 +229,14 @@ static int pump_op(tlm_am_peer_t *p, tlm_am_sendop_t *op)
             fill_ctx_t f = {op->pack, op->pack_arg, op->cursor};
             rc = tlm_transport_send_fill(p->tp, p->rank, op->hdr, op->hdr_len,
                                          chunk, fill_trampoline, &f);
-        } else if (op->zc && chunk >= p->zc_min) {
+        } else if (zc) {
             op->zc_out++; /* zc_done may run inside send_zc */
-            rc = p->tp->ops->send_zc(
-                p->tp, p->rank, op->hdr, op->hdr_len,
-                op->data + (op->cursor - op->data_off), chunk, zc_done, op);
+            rc = p->tp->ops->send_zc(p->tp, p->rank, op->hdr, op->hdr_len, at,
+                                     chunk, zc_done, op);
             if (rc != TELEMEM_OK)
                 op->zc_out--;
         } else {
-            struct iovec iov = {
-                (void *)(uintptr_t)(op->data + (op->cursor - op->data_off)),
-                chunk};
+            struct iovec iov = {(void *)(uintptr_t)at, chunk};
             rc = tlm_transport_send(p->tp, p->rank, op->hdr, op->hdr_len,
                                     &iov, chunk ? 1 : 0);
         }

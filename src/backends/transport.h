@@ -98,6 +98,12 @@ typedef struct tlm_transport_ops {
      * taken before return).  For get replies streamed from live memory. */
     void (*protect)(tlm_transport_t *tp, int peer, uintptr_t addr,
                     size_t len);
+    /* Optional, with send_zc: does peer read [data, data+len) of this
+     * process through a mapping of its own (shm: a telemem_malloc_all
+     * block in shared memory), so that send_zc pays for it from
+     * zc_mapped_min bytes rather than zc_min? */
+    bool (*zc_mapped)(tlm_transport_t *tp, int peer, const void *data,
+                      size_t len);
     /* Blocking waits (docs/transports.md, "Sleeping").  wait_arm: this
      * process is about to sleep; from the return on, anything its progress
      * call would act on - a message, room for a send that answered
@@ -137,6 +143,8 @@ struct tlm_transport {
                           * the peer to poll: rendezvous); SIZE_MAX where
                           * the receiver pulls every send_zc (shm): a
                           * blocking put then returns once it is pulled */
+    size_t zc_mapped_min; /* with zc_mapped: send_zc pays from this size
+                           * for data the peer maps (0: never) */
     size_t zc_max_msg;   /* largest payload of one send_zc message, may
                           * exceed max_msg; 0 = as other messages */
     bool same_node_only; /* reaches only ranks on this node */

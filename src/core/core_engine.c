@@ -125,7 +125,7 @@ int tlm_core_send_stream_slow(int rank, const void *hdr, size_t hdr_len,
                               const void *data, size_t len)
 {
     const tlm_am_peer_t *ap = &tlm_am.peers[rank];
-    if (len >= ap->zc_min && len <= ap->zc_local_max) {
+    if (tlm_am_zc_pays(ap, data, len) && len <= ap->zc_local_max) {
         /* The transport reads data in place until the op is sent (this
          * call returns only then: so only sizes it sends without waiting
          * for the target); on the heap, so that a wait ended by an error

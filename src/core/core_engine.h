@@ -20,7 +20,7 @@ static inline int tlm_core_send_stream(int rank, const void *hdr,
                                        size_t len)
 {
     if (TLM_LIKELY(len <= tlm_am_max_payload(rank, hdr_len) &&
-                   len < tlm_am.peers[rank].zc_min)) {
+                   !tlm_am_zc_pays(&tlm_am.peers[rank], data, len))) {
         int rc = tlm_am_try_send(rank, hdr, hdr_len, data, len);
         if (TLM_LIKELY(rc != TELEMEM_ERR_AGAIN))
             return rc;

@@ -116,7 +116,7 @@ int telemem_put_nbi(int rank, void *remote_dst, const void *local_src,
                            bytes, 0};
     TLM_RLX_SET(p->unflushed, p->unflushed + 1);
     if (bytes <= tlm_am.peers[rank].max_msg - sizeof(h) &&
-        bytes < tlm_am.peers[rank].zc_min) {
+        !tlm_am_zc_pays(&tlm_am.peers[rank], local_src, bytes)) {
         rc = tlm_am_try_send(rank, &h, sizeof(h), local_src, bytes);
         if (rc != TELEMEM_ERR_AGAIN)
             return rc;
@@ -200,7 +200,7 @@ int telemem_put_nb(int rank, void *remote_dst, const void *local_src,
             return rc;
         }
     }
-    if (bytes >= tlm_am.peers[rank].zc_min) {
+    if (tlm_am_zc_pays(&tlm_am.peers[rank], local_src, bytes)) {
         /* Sent without a copy (pulled by the target): on the heap, since
          * the transport may let go of it after the op is over. */
         tlm_am_sendop_t *zop = malloc(sizeof(*zop));
@@ -411,7 +411,7 @@ static void on_get_req(int src, const void *msg, size_t len)
     op->live = true;
     /* Long replies may be read in place by the initiator (shm's pull);
      * later writes from src to this memory protect it (tlm_am_protect). */
-    op->zc = q->len >= tlm_am.peers[src].zc_min &&
+    op->zc = tlm_am_zc_pays(&tlm_am.peers[src], data, q->len) &&
              tlm_am.peers[src].tp->ops->protect;
     op->done = free_reply;
     tlm_am_post(src, op);

@@ -9,9 +9,13 @@
 
 /* ---- blocks of telemem_malloc_all ---------------------------------------- */
 
+/* Blocks go to a driver's memory whenever one is open, also with
+ * TELEMEM_DIRECT=never: the shm transport then opens the window driver
+ * for its shared blocks alone, so that its pulls from them are memcpy
+ * (docs/shm.md), and core routes no transfer to it. */
 static bool enabled(void)
 {
-    return D.mode != MODE_NEVER && (D.slot_d[SLOT_LOCAL] || D.slot_d[SLOT_NET]);
+    return D.slot_d[SLOT_LOCAL] || D.slot_d[SLOT_NET];
 }
 
 int tlm_core_direct_block_alloc(size_t bytes, void **mem,
@@ -73,9 +77,9 @@ int tlm_core_direct_block_alloc(size_t bytes, void **mem,
 
 size_t tlm_core_direct_record_size(void)
 {
-    /* The same on every rank (TELEMEM_DIRECT is the job's setting), even
-     * one without a driver: base and size, then the keys. */
-    return D.mode != MODE_NEVER ? sizeof(drec_t) : 2 * sizeof(uint64_t);
+    /* The same on every rank, with a driver or without: base and size,
+     * then the keys. */
+    return sizeof(drec_t);
 }
 
 void tlm_core_direct_record(const tlm_core_dblock_t *db, void *mem, void *rec)

@@ -12,7 +12,10 @@
  *            though rank 1 applies the put before rank 0 pulls the reply
  *   kill     rank 1 SIGKILLs itself (a thread of its own) while it pulls
  *            rank 0's 64 MiB puts: rank 0's put returns PEER_DEAD, no
- *            hang (telemem-run --keep-going; exit status 137). */
+ *            hang (telemem-run --keep-going; exit status 137).
+ * --local-block=1: the local buffers (sources of puts, the refilled source
+ * of reuse, the later put of order) lie in a telemem_malloc_all block,
+ * which the target maps and pulls from with memcpy. */
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -27,6 +30,7 @@
 static size_t sizes[96];
 static void **bases; /* bases[r]: rank r's block, at rank r */
 static int nsizes;
+static char *g_lblock; /* --local-block: this rank's second block */
 
 static void make_sizes(size_t max)
 {
@@ -154,7 +158,7 @@ static void reuse_run(void *block)
     for (int k = 1; k <= nr; k++)
         off[k] = off[k - 1] + rs[k - 1] + 64;
     if (tt_me == 0) {
-        char *keep = malloc(16 << 20);
+        char *keep = g_lblock ? g_lblock : malloc(16 << 20);
         TT_ASSERT(keep, "no memory");
         for (int k = 0; k < nr; k++) {
             char *dst = (char *)bases[1] + off[k];
@@ -169,7 +173,8 @@ static void reuse_run(void *block)
             TT_CHECK(telemem_put(1, dst + (32 << 20), keep, rs[k]));
             memset(keep, 0xdd, rs[k]);
         }
-        free(keep);
+        if (!g_lblock)
+            free(keep);
         TT_CHECK(telemem_quiet());
     }
     TT_CHECK(telemem_barrier());
@@ -192,7 +197,7 @@ static void order_run(void *block, char *local)
     static const size_t os[] = {64 << 10, 1 << 20, 4 << 20, (4 << 20) + 3};
     char *mine = (char *)block + OFF;
     size_t maxs = (4 << 20) + 3;
-    char *src = malloc(maxs);
+    char *src = g_lblock ? g_lblock + (8 << 20) : malloc(maxs);
     TT_ASSERT(src, "no memory");
     for (int rep = 0; rep < 8; rep++)
         for (int k = 0; k < 4; k++) {
@@ -217,7 +222,8 @@ static void order_run(void *block, char *local)
                                         "put after get") == 0,
                           "put of %zu bytes after a get is wrong", n);
         }
-    free(src);
+    if (!g_lblock)
+        free(src);
 }
 
 static void *killer(void *arg)
@@ -253,7 +259,8 @@ static int kill_run(void *block, char *local)
     rc = telemem_finalize();
     TT_ASSERT(rc == TELEMEM_OK || rc == TELEMEM_ERR_PEER_DEAD,
               "finalize returned %s", telemem_status_name(rc));
-    free(local);
+    if (!g_lblock)
+        free(local);
     free(bases);
     return 0;
 }
@@ -272,9 +279,15 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "reuse"))
         span = 64 << 20;
     bases = calloc((size_t)tt_n, sizeof(*bases));
+    void **lbases = calloc((size_t)tt_n, sizeof(*lbases));
+    TT_ASSERT(bases && lbases, "no memory");
     TT_CHECK(telemem_malloc_all(span, bases));
-    char *local = malloc(span);
-    TT_ASSERT(bases && local, "no memory");
+    if (tt_arg_long(argc, argv, "--local-block", 0)) {
+        TT_CHECK(telemem_malloc_all(span, lbases));
+        g_lblock = lbases[tt_me];
+    }
+    char *local = g_lblock ? g_lblock : malloc(span);
+    TT_ASSERT(local, "no memory");
     TT_CHECK(telemem_barrier());
     if (!strcmp(mode, "kill"))
         return kill_run(bases[tt_me], local);
@@ -286,8 +299,12 @@ int main(int argc, char **argv)
         sizes_run(!strcmp(mode, "strided"), bases[tt_me], local);
     TT_CHECK(telemem_barrier());
     TT_CHECK(telemem_free_all(bases[tt_me]));
-    free(local);
+    if (g_lblock)
+        TT_CHECK(telemem_free_all(g_lblock));
+    else
+        free(local);
     free(bases);
+    free(lbases);
     if (tt_me == 0)
         tt_log("shm_pull %s: OK", mode);
     tt_finalize();

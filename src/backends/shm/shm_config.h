@@ -12,3 +12,5 @@ TLM_CONFIG(SHM_CMA, BOOL, "y", "",
            "Shared memory: long payloads (puts, get replies, long active messages) go as a descriptor that the receiver pulls with process_vm_readv, one copy (n: every payload through the message buffers, two copies; also the fallback, logged at info level, where the kernel refuses CMA); docs/shm.md")
 TLM_CONFIG(SHM_CMA_THRESHOLD, SIZE, "0", "0..1t",
            "Smallest payload pulled with CMA; 0 = the calibration profile's shm-pull line (telemem-run --calibrate), else 4m")
+TLM_CONFIG(SHM_MAP_THRESHOLD, SIZE, "0", "0..1t",
+           "Smallest payload pulled when it lies in a telemem_malloc_all block, which the receiver maps and copies with memcpy; 0 = the calibration profile's shm-map line, else 64k")

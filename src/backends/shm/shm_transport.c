@@ -39,9 +39,11 @@
 /* A buffer holds SHM_BUF_SIZE bytes of payload plus the largest AM header,
  * so that a full-size fragment is one message. */
 #define SHM_HDR_ROOM 128u
-/* Payloads from this size are pulled unless the profile or the setting
- * says otherwise (docs/shm.md, "The pull path"). */
+/* Payloads from these sizes are pulled unless the profile or the settings
+ * say otherwise (docs/shm.md, "The pull path"): with process_vm_readv, and
+ * from a telemem_malloc_all block the receiver maps. */
 #define SHM_PULL_DEFAULT (4u << 20)
+#define SHM_MAP_DEFAULT (64u << 10)
 /* cell kinds */
 enum { CELL_MSG = 0, CELL_PULL = 1 };
 
@@ -91,6 +93,7 @@ typedef struct shm_zc {
     uintptr_t src;
     size_t len;
     void *snap;        /* the copy it was moved to, or NULL */
+    double taken_at;   /* when a wait first saw its receiver read it */
 } shm_zc_t;
 
 typedef struct shm_seg_hdr {
@@ -570,6 +573,7 @@ static inline int send_zc_impl(tlm_transport_t *tp, int peer_rank,
     z->src = (uintptr_t)data;
     z->len = len;
     z->snap = NULL;
+    z->taken_at = 0;
     if (p->zc_sent - p->zc_done == 1)
         st->zc_peers++;
     shm_commit(st, p, sizeof(d) + hdr_len, CELL_PULL, fenced);
@@ -591,6 +595,16 @@ static int shm_send_zc_fenced(tlm_transport_t *tp, int peer_rank,
 {
     return send_zc_impl(tp, peer_rank, hdr, hdr_len, data, len, done, arg,
                         true);
+}
+
+/* Does peer map [data, data+len)?  Every local peer imports this
+ * process's telemem_malloc_all blocks (a peer that could not pulls with
+ * process_vm_readv instead: pull_payload). */
+static bool shm_zc_mapped(tlm_transport_t *tp, int peer, const void *data,
+                          size_t len)
+{
+    (void)peer; /* only ever asked for local peers */
+    return tp->direct && tlm_window_mine(tp->direct, (uintptr_t)data, len);
 }
 
 /* The receivers' finished pulls: their sources may change again.  After
@@ -644,6 +658,29 @@ static int cma_pull(shm_peer_t *p, void *dst, uint64_t addr, size_t n)
     return TELEMEM_OK;
 }
 
+/* Copy n bytes at addr in p's memory to dst as cma_pull does: with
+ * memcpy when they lie in one of p's telemem_malloc_all blocks mapped here
+ * (the window driver's shared memory: no system call, and process_vm_readv
+ * copies several times slower than memcpy on some machines,
+ * docs/shm.md), else with process_vm_readv. */
+static int pull_payload(shm_transport_t *st, shm_peer_t *p, void *dst,
+                        uint64_t addr, size_t n)
+{
+    const char *src = st->super.direct && addr == (uintptr_t)addr
+                          ? tlm_window_map(st->super.direct, p->rank,
+                                           (uintptr_t)addr, n)
+                          : NULL;
+    if (!src)
+        return cma_pull(p, dst, addr, n);
+    size_t tail = tlm_util_tail_len(n);
+    uint64_t last = 0;
+    memcpy(dst, src, n - tail);
+    memcpy(&last, src + n - tail, tail);
+    atomic_thread_fence(memory_order_release);
+    tlm_util_store_once((char *)dst + n - tail, &last, tail);
+    return TELEMEM_OK;
+}
+
 /* A pull message from p: the payload straight to where the AM layer
  * places it, else pulled behind a copy of the header and delivered whole.
  * TELEMEM_OK (consumed) or TELEMEM_ERR_AGAIN (deferred: stays in the
@@ -673,7 +710,7 @@ static int pull_in(shm_transport_t *st, shm_peer_t *p, const uint8_t *msg,
     void *dst = st->place ? st->place(st->deliver_arg, p->rank, hdr,
                                       d.hdr_len, plen) : NULL;
     if (dst) {
-        int rc = cma_pull(p, dst, d.addr, plen);
+        int rc = pull_payload(st, p, dst, d.addr, plen);
         st->placed(st->deliver_arg, p->rank, hdr, d.hdr_len, plen, rc);
         return TELEMEM_OK;
     }
@@ -684,7 +721,7 @@ static int pull_in(shm_transport_t *st, shm_peer_t *p, const uint8_t *msg,
         return TELEMEM_OK;
     }
     memcpy(whole, hdr, d.hdr_len);
-    int rc = cma_pull(p, whole + d.hdr_len, d.addr, plen);
+    int rc = pull_payload(st, p, whole + d.hdr_len, d.addr, plen);
     if (rc == TELEMEM_OK &&
         st->deliver(st->deliver_arg, p->rank, whole, d.hdr_len + plen) != 0)
         rc = TELEMEM_ERR_AGAIN;
@@ -902,9 +939,46 @@ static void shm_close(tlm_transport_t *tp)
  * so, then make every local process's earlier stores visible to the
  * caller's last look (membarrier: senders only need a compiler barrier),
  * or fence where that is not available. */
+/* Is a receiver reading one of this process's pulls right now?  It
+ * finishes within about the time of its copy, sooner than a sleep and a
+ * wake-up would take in a VM (20-30 us measured here, 2026-11-26: a 256 KiB
+ * ping-pong took 29 us per message where waits slept, 7.7 us where they
+ * did not), so a wait polls on instead of sleeping - for at most
+ * PULL_SPIN_S plus the copy at PULL_SPIN_BW from when a wait first saw it
+ * taken, in case the receiver lost its CPU in the middle. */
+#define PULL_SPIN_S 50e-6
+#define PULL_SPIN_BW 1e9
+static bool pull_under_way(shm_transport_t *st)
+{
+    double now = 0;
+    for (int l = 0; l < st->nlocal && st->zc_peers; l++) {
+        shm_peer_t *p = &st->peers[l];
+        if (l == st->my_local || p->zc_done == p->zc_sent)
+            continue;
+        uint64_t i = TLM_MAX(p->zc_done, atomic_load_explicit(
+                                             &p->out->pulled,
+                                             memory_order_acquire));
+        if (i >= p->zc_sent)
+            continue;
+        shm_zc_t *z = &p->zc[i & st->ring_mask];
+        if (atomic_load_explicit(&z->desc->state, memory_order_acquire) !=
+            PULL_TAKEN)
+            continue;
+        if (now == 0)
+            now = tlm_util_now();
+        if (z->taken_at == 0)
+            z->taken_at = now;
+        if (now - z->taken_at < PULL_SPIN_S + (double)z->len / PULL_SPIN_BW)
+            return true;
+    }
+    return false;
+}
+
 static int shm_wait_arm(tlm_transport_t *tp, int *fd_p)
 {
     shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
+    if (TLM_UNLIKELY(st->zc_peers) && pull_under_way(st))
+        return TELEMEM_ERR_AGAIN;
     atomic_store_explicit(st->maps[st->my_local].doorbell, BELL_SLEEPING,
                           memory_order_relaxed);
     for (int l = 0; l < st->nlocal; l++) {
@@ -938,6 +1012,7 @@ static const tlm_transport_ops_t shm_ops = {
     .send_fill = shm_send_fill,
     .send_zc = shm_send_zc,
     .protect = shm_protect,
+    .zc_mapped = shm_zc_mapped,
     .progress = shm_progress,
     .peer_alive = shm_peer_alive,
     .close = shm_close,
@@ -952,6 +1027,7 @@ static const tlm_transport_ops_t shm_ops_fenced = {
     .send_fill = shm_send_fill_fenced,
     .send_zc = shm_send_zc_fenced,
     .protect = shm_protect,
+    .zc_mapped = shm_zc_mapped,
     .progress = shm_progress_fenced,
     .peer_alive = shm_peer_alive,
     .close = shm_close,
@@ -1140,24 +1216,26 @@ static bool cma_probe(shm_transport_t *st)
     return true;
 }
 
-/* The pull threshold: the setting, else the profile's "shm-pull <bytes>"
- * line (telemem-run --calibrate; the last one that holds a size), else
- * SHM_PULL_DEFAULT. */
-static size_t pull_threshold(const tlm_transport_params_t *p)
+/* A pull threshold: the setting (nonzero), else the profile's last
+ * "<key> <bytes> ..." line that holds a size (telemem-run --calibrate),
+ * else dflt.  what names it in the debug log. */
+static size_t pull_threshold(const tlm_transport_params_t *p, size_t setting,
+                             const char *key, const char *what, size_t dflt)
 {
-    if (p->config->SHM_CMA_THRESHOLD)
-        return p->config->SHM_CMA_THRESHOLD;
-    size_t thr = SHM_PULL_DEFAULT;
+    if (setting)
+        return setting;
+    size_t thr = dflt;
     size_t pos = 0;
     const tlm_profile_entry_t *e;
-    while ((e = tlm_util_profile_next(p->profile, "shm-pull", &pos))) {
+    while ((e = tlm_util_profile_next(p->profile, key, &pos))) {
         unsigned long long v = e->value[0];
         if (v == 0)
             continue;
         thr = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
-        tlm_debug("profile %s: pull from %zu bytes", p->profile->path, thr);
+        tlm_debug("profile %s: %s from %zu bytes", p->profile->path, what,
+                  thr);
     }
-    return thr;
+    return TLM_MAX(thr, 1);
 }
 
 /* After every rank has mapped the others: pulls only if every local rank
@@ -1181,8 +1259,10 @@ static int setup_pulls(shm_transport_t *st, const tlm_transport_params_t *p)
         if (!st->peers[l].zc)
             return TELEMEM_ERR_NO_MEMORY;
     }
-    size_t thr = pull_threshold(p); /* TLM_MAX evaluates twice */
-    st->super.zc_min = TLM_MAX(thr, 1);
+    st->super.zc_min = pull_threshold(p, p->config->SHM_CMA_THRESHOLD,
+                                      "shm-pull", "pull", SHM_PULL_DEFAULT);
+    st->super.zc_mapped_min = pull_threshold(
+        p, p->config->SHM_MAP_THRESHOLD, "shm-map", "mapped pull", SHM_MAP_DEFAULT);
     st->super.zc_local_max = SIZE_MAX;
     st->super.zc_max_msg = 4u << 20;
     return TELEMEM_OK;
@@ -1307,18 +1387,21 @@ static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
         st->super.ops = &shm_ops_fenced;
     link_rings(st);
     /* The same-node direct path (docs/direct.md); without it every
-     * transfer takes the message path. */
-    if (p->direct && st->nlocal > 1) {
+     * transfer takes the message path.  With TELEMEM_DIRECT=never it is
+     * still opened while pulls are on, for its shared blocks only: a pull
+     * from one of them is a memcpy (pull_payload); core routes nothing to
+     * it then. */
+    if ((p->direct || st->cma) && st->nlocal > 1) {
         rc = tlm_window_open(p, st->local_of_rank, wake_rank, st,
                              &st->super.direct);
         if (rc != TELEMEM_OK)
             goto err;
     }
     tlm_debug("shm open: %d local ranks, %llu buffers of %llu bytes, ring "
-              "%ld, pull %s from %zu bytes", st->nlocal,
+              "%ld, pull %s from %zu bytes (from %zu in mapped blocks)", st->nlocal,
               (unsigned long long)st->buf_count,
               (unsigned long long)st->buf_size, p->config->SHM_RING,
-              st->cma ? "on" : "off", st->super.zc_min);
+              st->cma ? "on" : "off", st->super.zc_min, st->super.zc_mapped_min);
     *tp_p = &st->super;
     return TELEMEM_OK;
 err:

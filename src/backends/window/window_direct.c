@@ -57,6 +57,7 @@ typedef struct win_mr {
     void *map;          /* KEY_SEG: the whole mapping */
     size_t map_len;
     char name[WIN_NAME_MAX];
+    struct win_mr *next; /* KEY_SEG: this process's other blocks */
 } win_mr_t;
 
 typedef struct win_rkey {
@@ -67,6 +68,7 @@ typedef struct win_rkey {
     size_t rlen;
     char *map;          /* KEY_SEG: where rbase is mapped here */
     size_t map_len;
+    struct win_rkey *next; /* KEY_SEG: the peer's other mapped blocks */
 } win_rkey_t;
 
 typedef struct window {
@@ -81,6 +83,8 @@ typedef struct window {
     tlm_window_wake_fn_t wake; /* a sleeping target wakes (window.h) */
     void *wake_arg;
     char prefix[88];    /* /telemem-<jobid>-<rank>-w */
+    win_rkey_t **segs;  /* by rank: its blocks mapped here (tlm_window_map) */
+    win_mr_t *mine;     /* this process's blocks (tlm_window_mine) */
 } window_t;
 
 static window_t *win_of(tlm_direct_t *d)
@@ -195,6 +199,8 @@ static int win_alloc(tlm_direct_t *d, size_t len, void **base,
     *key_len = sizeof(k);
     *base = (char *)m + WIN_HDR;
     *mr_p = (tlm_direct_mr_t *)(void *)mr;
+    mr->next = w->mine;
+    w->mine = mr;
     return TELEMEM_OK;
 }
 
@@ -204,6 +210,11 @@ static void win_free(tlm_direct_t *d, tlm_direct_mr_t *m)
     if (!mr)
         return;
     if (mr->kind == KEY_SEG) {
+        win_mr_t **pp = &win_of(d)->mine;
+        while (*pp && *pp != mr)
+            pp = &(*pp)->next;
+        if (*pp)
+            *pp = mr->next;
         if (mr->name[0])
             shm_unlink(mr->name); /* not every peer imported it */
         munmap(mr->map, mr->map_len);
@@ -312,6 +323,10 @@ static int win_import(tlm_direct_t *d, int peer, uintptr_t rbase, size_t rlen,
         free(rk);
         return rc;
     }
+    if (rk->kind == KEY_SEG) {
+        rk->next = w->segs[peer];
+        w->segs[peer] = rk;
+    }
     *rk_p = (tlm_direct_rkey_t *)(void *)rk;
     return TELEMEM_OK;
 }
@@ -321,9 +336,38 @@ static void win_release(tlm_direct_t *d, tlm_direct_rkey_t *r)
     win_rkey_t *rk = (win_rkey_t *)(void *)r;
     if (!rk)
         return;
-    if (rk->kind == KEY_SEG)
+    if (rk->kind == KEY_SEG) {
+        win_rkey_t **pp = &win_of(d)->segs[rk->peer];
+        while (*pp && *pp != rk)
+            pp = &(*pp)->next;
+        if (*pp)
+            *pp = rk->next;
         munmap(rk->map - WIN_HDR, rk->map_len);
+    }
     free(rk);
+}
+
+bool tlm_window_mine(tlm_direct_t *d, uintptr_t addr, size_t len)
+{
+    for (const win_mr_t *mr = win_of(d)->mine; mr; mr = mr->next) {
+        uintptr_t lo = (uintptr_t)mr->map + WIN_HDR;
+        if (tlm_util_range_in(addr, len, lo,
+                              (uintptr_t)mr->map + mr->map_len))
+            return true;
+    }
+    return false;
+}
+
+const void *tlm_window_map(tlm_direct_t *d, int peer, uintptr_t addr,
+                           size_t len)
+{
+    window_t *w = win_of(d);
+    if (peer < 0 || peer >= w->nranks)
+        return NULL;
+    for (const win_rkey_t *rk = w->segs[peer]; rk; rk = rk->next)
+        if (tlm_util_range_in(addr, len, rk->rbase, rk->rbase + rk->rlen))
+            return rk->map + (addr - rk->rbase);
+    return NULL;
 }
 
 /* A process_vm_* call costs a system call and page lookups: below this
@@ -618,6 +662,7 @@ static void win_close(tlm_direct_t *d)
 {
     window_t *w = win_of(d);
     free(w->cma_denied);
+    free(w->segs);
     free(w);
 }
 
@@ -684,7 +729,10 @@ int tlm_window_open(const tlm_transport_params_t *p, const int *local_of_rank,
     if (!w)
         return TELEMEM_ERR_NO_MEMORY;
     w->cma_denied = calloc((size_t)p->size, sizeof(bool));
-    if (!w->cma_denied) {
+    w->segs = calloc((size_t)p->size, sizeof(win_rkey_t *));
+    if (!w->cma_denied || !w->segs) {
+        free(w->cma_denied);
+        free(w->segs);
         free(w);
         return TELEMEM_ERR_NO_MEMORY;
     }
