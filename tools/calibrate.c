@@ -4,11 +4,12 @@
  * TELEMEM_DIRECT=never) writes its times to a file; phase "direct" (run
  * with TELEMEM_DIRECT=always) reads them, finds the crossover sizes and
  * writes the profile line of the driver in use (docs/direct.md).  Before
- * them, phases "copy" (TELEMEM_SHM_CMA=n), "pull" (every size pulled)
- * and "map" (every size pulled from rank 0's own block, which rank 1 maps)
+ * them, phases "copy" (TELEMEM_SHM_CMA=n) and "pull" (every size pulled)
  * time contiguous puts on the polling path and write the shared-memory
- * pull thresholds, "shm-pull <bytes> 0" and "shm-map <bytes> 0"
- * (docs/shm.md). */
+ * pull threshold, "shm-pull <bytes> 0"; phase "map" times, alternating in
+ * one job, puts from private memory (copied twice) and from rank 0's own
+ * block (pulled with memcpy by rank 1, which maps it) and writes
+ * "shm-map <bytes> 0" (docs/shm.md). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +40,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
 "Usage: telemem-calibrate am FILE | direct FILE PROFILE | copy FILE |\n"
-"       pull FILE PROFILE | map FILE PROFILE\n"
+"       pull FILE PROFILE | map PROFILE\n"
 "One phase of `telemem-run --calibrate` (run that instead): with 2 ranks,\n"
 "rank 0 times puts into rank 1's memory.  am: write the times (run with\n"
 "TELEMEM_DIRECT=never) to FILE.  direct: compare with FILE (run with\n"
@@ -47,8 +48,9 @@ static void usage(FILE *f)
 "to PROFILE, keeping the other drivers' lines.  copy, pull: the same for\n"
 "contiguous puts over shared memory with two copies (TELEMEM_SHM_CMA=n) and\n"
 "pulled (TELEMEM_SHM_CMA_THRESHOLD=1); pull writes the \"shm-pull\" line.\n"
-"map: pulled from a telemem_malloc_all block, which the target maps\n"
-"(TELEMEM_SHM_MAP_THRESHOLD=1); writes the \"shm-map\" line.\n");
+"map: copied twice from private memory against pulled from a block the\n"
+"target maps, alternating in one job (TELEMEM_SHM_MAP_THRESHOLD=1,\n"
+"TELEMEM_SHM_CMA_THRESHOLD=1t); writes the \"shm-map\" line.\n");
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -57,32 +59,51 @@ static int cmp_d(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Median seconds per byte-unit of work: reps puts then quiet, 7 samples. */
-static double time_puts(int peer, char *remote, char *local, size_t row,
-                        size_t total)
+/* One sample: seconds per byte-unit of work, reps puts then quiet. */
+static double sample_puts(int peer, char *remote, char *local, size_t row,
+                          size_t total)
 {
-    double t[7];
     size_t count[2] = {row, total / row};
     size_t lstr[1] = {row + 64}, rstr[1] = {row + 128};
     int reps = (int)(8 * 1048576 / total) + 2;
-    for (int s = 0; s < 7; s++) {
-        double t0 = now();
-        for (int i = 0; i < reps; i++) {
-            int rc = row == total
-                         ? telemem_put(peer, remote, local, total)
-                         : telemem_put_strided(peer, remote, rstr, local,
-                                               lstr, count, 1);
-            if (rc != TELEMEM_OK) {
-                fprintf(stderr, "telemem-calibrate: put: %s\n",
-                        telemem_strerror(rc));
-                exit(1);
-            }
+    double t0 = now();
+    for (int i = 0; i < reps; i++) {
+        int rc = row == total ? telemem_put(peer, remote, local, total)
+                              : telemem_put_strided(peer, remote, rstr, local,
+                                                    lstr, count, 1);
+        if (rc != TELEMEM_OK) {
+            fprintf(stderr, "telemem-calibrate: put: %s\n",
+                    telemem_strerror(rc));
+            exit(1);
         }
-        telemem_quiet();
-        t[s] = (now() - t0) / reps;
+    }
+    telemem_quiet();
+    return (now() - t0) / reps;
+}
+
+/* Median of 7 samples from local (and, when b is not NULL, of 7 from b
+ * taken in turn with them, to *tb: both under the same load). */
+static double time_puts2(int peer, char *remote, char *local, char *b,
+                         size_t row, size_t total, double *tb)
+{
+    double t[7], u[7];
+    for (int s = 0; s < 7; s++) {
+        t[s] = sample_puts(peer, remote, local, row, total);
+        if (b)
+            u[s] = sample_puts(peer, remote, b, row, total);
     }
     qsort(t, 7, sizeof(t[0]), cmp_d);
+    if (b) {
+        qsort(u, 7, sizeof(u[0]), cmp_d);
+        *tb = u[3];
+    }
     return t[3];
+}
+
+static double time_puts(int peer, char *remote, char *local, size_t row,
+                        size_t total)
+{
+    return time_puts2(peer, remote, local, NULL, row, total, NULL);
 }
 
 /* Smallest size from which the direct path is never slower; 1 (every
@@ -149,10 +170,23 @@ static int write_profile(const char *path, const char *driver, size_t thr,
     return fclose(f) != 0;
 }
 
-/* Phases pull and map: the copy phase's times from file against these
- * (tc), the crossover to the profile as "<key> <bytes> 0". */
-static int pull_phase(const char *file, const char *profile, const double *tc,
-                      const char *key)
+/* The crossover of pulled times tc against copied ones ac to the profile
+ * as "<key> <bytes> 0". */
+static int pull_line(const char *profile, const char *key, const double *ac,
+                     const double *tc)
+{
+    printf("# shm: bytes, usec per put copied twice, pulled\n");
+    for (size_t i = 0; i < NC; i++)
+        if (contig[i] >= PULL_MIN)
+            printf("contig %8zu %10.3f %10.3f\n", contig[i], ac[i] * 1e6,
+                   tc[i] * 1e6);
+    size_t thr = crossover(contig, ac, tc, NC);
+    printf("%s: threshold %zu -> %s\n", key, thr, profile);
+    return write_profile(profile, key, thr, 0);
+}
+
+/* Phase pull: the copy phase's times from file against these (tc). */
+static int pull_phase(const char *file, const char *profile, const double *tc)
 {
     double ac[NC] = {0};
     FILE *f = fopen(file, "r");
@@ -168,14 +202,7 @@ static int pull_phase(const char *file, const char *profile, const double *tc,
         return 1;
     }
     fclose(f);
-    printf("# shm: bytes, usec per put copied twice, pulled\n");
-    for (size_t i = 0; i < NC; i++)
-        if (contig[i] >= PULL_MIN)
-            printf("contig %8zu %10.3f %10.3f\n", contig[i], ac[i] * 1e6,
-                   tc[i] * 1e6);
-    size_t thr = crossover(contig, ac, tc, NC);
-    printf("%s: threshold %zu -> %s\n", key, thr, profile);
-    return write_profile(profile, key, thr, 0);
+    return pull_line(profile, "shm-pull", ac, tc);
 }
 
 /* "direct path window (shm): ..." in the configuration text: the driver. */
@@ -195,11 +222,11 @@ int main(int argc, char **argv)
         return 0;
     }
     int copy = argc == 3 && !strcmp(argv[1], "copy");
-    int map = argc == 4 && !strcmp(argv[1], "map");
-    int pull = (argc == 4 && !strcmp(argv[1], "pull")) || map;
+    int map = argc == 3 && !strcmp(argv[1], "map");
+    int pull = argc == 4 && !strcmp(argv[1], "pull");
     int am = (argc == 3 && !strcmp(argv[1], "am")) || copy;
     int direct = (argc == 4 && !strcmp(argv[1], "direct")) || pull;
-    if (!am && !direct) {
+    if (!am && !direct && !map) {
         usage(stderr);
         return 2;
     }
@@ -235,20 +262,25 @@ int main(int argc, char **argv)
     int status = 0;
     if (me == 0) {
         char *remote = (char *)bases[1] + 64;
-        /* map: the source in this rank's own block, past what the puts
+        /* map: a source in this rank's own block too, past what the puts
          * reach at the target's */
-        char *src = map ? (char *)bases[0] + span / 2 + 1 : local + 1;
+        char *blk = (char *)bases[0] + span / 2 + 1;
+        double tb[NC];
         /* Pulled, each put waits for the target: not below a page (a
          * round trip per put would only lose there, and slowly). */
-        for (size_t i = 0; i < NC; i++)
-            tc[i] = pull && contig[i] < PULL_MIN
+        for (size_t i = 0; i < NC; i++) {
+            tb[i] = 1e30;
+            tc[i] = (pull || map) && contig[i] < PULL_MIN
                         ? 1e30
-                        : time_puts(1, remote, src, contig[i], contig[i]);
-        for (size_t i = 0; i < NR && !copy && !pull; i++)
+                        : time_puts2(1, remote, local + 1, map ? blk : NULL,
+                                     contig[i], contig[i], &tb[i]);
+        }
+        for (size_t i = 0; i < NR && !copy && !pull && !map; i++)
             tr[i] = time_puts(1, remote, local + 1, rows[i], STRIDED_TOTAL);
-        if (pull)
-            status = pull_phase(argv[2], argv[3], tc,
-                                map ? "shm-map" : "shm-pull");
+        if (map)
+            status = pull_line(argv[2], "shm-map", tc, tb);
+        else if (pull)
+            status = pull_phase(argv[2], argv[3], tc);
         else if (am) {
             FILE *f = fopen(argv[2], "w");
             if (!f) {

@@ -143,7 +143,8 @@ static void bad_usage(const char *fmt, ...)
  * TELEMEM_DIRECT=mode, the profile and one more NAME=value (or NULL).
  * Its exit status. */
 static int run_phase(const char *self, const char *cal, const char *mode,
-                     char *const *args, const char *profile, char *extra)
+                     char *const *args, const char *profile, char *extra,
+                     char *extra2)
 {
     pid_t pid = fork();
     if (pid < 0)
@@ -164,6 +165,8 @@ static int run_phase(const char *self, const char *cal, const char *mode,
         setenv("TELEMEM_DIRECT_PROFILE", profile, 1);
         if (extra)
             putenv(extra);
+        if (extra2)
+            putenv(extra2);
         execv(self, av);
         _exit(127);
     }
@@ -207,18 +210,19 @@ static void calibrate(const char *profile)
     char *dr[] = {"direct", tmp, path, NULL};
     char *cp[] = {"copy", tmp, NULL};
     char *pl[] = {"pull", tmp, path, NULL};
-    char *mp[] = {"map", tmp, path, NULL};
+    char *mp[] = {"map", path, NULL};
     char no_cma[] = "TELEMEM_SHM_CMA=n", all[] = "TELEMEM_SHM_CMA_THRESHOLD=1";
     char mapped[] = "TELEMEM_SHM_MAP_THRESHOLD=1";
-    int st = run_phase(self, cal, "never", cp, path, no_cma);
+    char no_pull[] = "TELEMEM_SHM_CMA_THRESHOLD=1t";
+    int st = run_phase(self, cal, "never", cp, path, no_cma, NULL);
     if (st == 0)
-        st = run_phase(self, cal, "never", pl, path, all);
+        st = run_phase(self, cal, "never", pl, path, all, NULL);
     if (st == 0)
-        st = run_phase(self, cal, "never", mp, path, mapped);
+        st = run_phase(self, cal, "never", mp, path, mapped, no_pull);
     if (st == 0)
-        st = run_phase(self, cal, "never", am, path, NULL);
+        st = run_phase(self, cal, "never", am, path, NULL, NULL);
     if (st == 0)
-        st = run_phase(self, cal, "always", dr, path, NULL);
+        st = run_phase(self, cal, "always", dr, path, NULL, NULL);
     unlink(tmp);
     exit(st);
 }
