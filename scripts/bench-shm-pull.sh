@@ -2,11 +2,14 @@
 # bench-shm-pull.sh - the shared-memory pull path (docs/shm.md) against the
 # two-copy ring, alternating in one run, on the polling path
 # (TELEMEM_DIRECT=never): NetPIPE burst puts (64 KiB - 8 MiB) and 8-byte
-# latency pulled from 64 KiB (pull), with the default threshold (default),
-# with TELEMEM_SHM_CMA=n (copy) and, with --base, a build without the pull
-# (main), and the FFT (bench/fft) with Telemem puts (pull, default, copy)
-# beside MPI_Alltoall and ARMCI-MPI's puts.  Prints the load, the figures
-# and medians over rounds; CSVs go to --out.
+# latency with every payload from 64 KiB pulled (pull: CMA from 64 KiB),
+# with the library's defaults (default: sources in a telemem_malloc_all
+# block pulled with memcpy from 64 KiB, others with CMA from 4 MiB), with
+# TELEMEM_SHM_CMA=n (copy) and, with --base, another build (main), and the
+# FFT (bench/fft) with Telemem puts (pull, default, copy) beside
+# MPI_Alltoall and ARMCI-MPI's puts.  Prints the load, the figures and
+# medians over rounds, with default against main (or copy), MPI and
+# ARMCI-MPI; CSVs go to --out.
 set -euo pipefail
 
 build=build
@@ -20,9 +23,9 @@ usage() {
 Usage: scripts/bench-shm-pull.sh [--build DIR] [--base DIR] [--out DIR]
                                  [--rounds N] [--min-log2 K] [--max-log2 K]
 Each round runs, in an order rotated per round: telemem-netpipe burst
-(64k..8m) and latency (8 B) pulled from 64 KiB (pull), with the default
-threshold (default), with TELEMEM_SHM_CMA=n (copy), and from the build
---base (main; a build before the pull path); telemem-fft --alltoall
+(64k..8m) and latency (8 B) with CMA pulls from 64 KiB (pull), with the
+library's defaults (default), with TELEMEM_SHM_CMA=n (copy), and from the
+build --base (main; an earlier build to compare with); telemem-fft --alltoall
 telemem likewise (pull, default, copy), telemem-fft --alltoall mpi,
 armci-mpi-fft --alltoall armci (2 ranks, 2^K points).  All Telemem
 runs with TELEMEM_DIRECT=never.  Figures are noisy on a shared machine:
@@ -111,21 +114,23 @@ for row in csv.reader(open(out + "/netpipe.csv")):
 print("\nNetPIPE (TELEMEM_DIRECT=never), medians over rounds")
 nl = [l for l in ("pull", "default", "copy", "main")
       if any(k[2] == l for k in np)]
-print("| mode | bytes | " + " | ".join(nl) + " | pull / copy |")
+base = "main" if "main" in nl else "copy"
+print("| mode | bytes | " + " | ".join(nl) + f" | default / {base} |")
 print("|---|---:|" + "---:|" * (len(nl) + 1))
 for (mode, size) in sorted({(k[0], k[1]) for k in np}):
     v = {l: med(np[(mode, size, l)]) for l in nl if np[(mode, size, l)]}
     unit = "MB/s" if mode == "burst" else "us"
     print(f"| {mode} ({unit}) | {size} | " +
           " | ".join(f"{v[l]:.1f}" if l in v else "-" for l in nl) +
-          f" | {v['pull'] / v['copy']:.2f} |")
+          f" | {v['default'] / v[base]:.2f} |")
 ff = collections.defaultdict(list)
 for row in csv.reader(open(out + "/fft.csv")):
     lab, log2n, gf, a2a = row[0], int(row[6]), float(row[11]), float(row[13])
     ff[(log2n, lab)].append((gf, a2a))
 labs = ["pull", "default", "copy", "mpi", "armci-mpi"]
 print("\nFFT, 2 ranks, Gflop/s (all-to-all ms), medians over rounds")
-print("| log2 N | " + " | ".join(labs) + " | pull/mpi | pull/armci-mpi |")
+print("| log2 N | " + " | ".join(labs) +
+      " | default/mpi | default/armci-mpi |")
 print("|---:|" + "---:|" * (len(labs) + 2))
 for n in sorted({k[0] for k in ff}):
     cells, g = [], {}
@@ -136,8 +141,9 @@ for n in sorted({k[0] for k in ff}):
             cells.append(f"{g[l]:.2f} ({1e3 * med(x[1] for x in v):.2f})")
         else:
             cells.append("-")
-    r1 = f"{g['pull'] / g['mpi']:.2f}" if "pull" in g and "mpi" in g else "-"
-    r2 = (f"{g['pull'] / g['armci-mpi']:.2f}"
-          if "pull" in g and "armci-mpi" in g else "-")
+    d = "default"
+    r1 = f"{g[d] / g['mpi']:.2f}" if d in g and "mpi" in g else "-"
+    r2 = (f"{g[d] / g['armci-mpi']:.2f}"
+          if d in g and "armci-mpi" in g else "-")
     print(f"| {n} | " + " | ".join(cells) + f" | {r1} | {r2} |")
 EOF
