@@ -245,6 +245,27 @@ static void map_fill(shm_map_t *m, void *base)
     m->bufs = (char *)base + h->off_bufs;
 }
 
+/* Map the buffer pool of segment m into this process's page tables now
+ * (allocating its pages on the owner's first call): a page first touched
+ * by a transfer costs a fault on each side, and a pool cycled through
+ * for the first time made a 256 KiB put exchange 8x slower than later
+ * ones (0.38 ms against 0.048 ms, 2026-11-26).  The owner always does
+ * (its pool is allocated at start); a rank does it for its peers' pools
+ * while they total at most POPULATE_PEERS_MAX bytes, since start-up pays
+ * for every page of every peer (n = 64, 4 MiB pools: 1.7 s more).  Best
+ * effort: a kernel without MADV_POPULATE_* (before 5.14) faults them in
+ * as before. */
+#define POPULATE_PEERS_MAX (64ull << 20)
+static void populate_bufs(const shm_map_t *m, int advice)
+{
+    size_t len = (size_t)(m->hdr->seg_size - m->hdr->off_bufs);
+    if (len && madvise(m->bufs, len, advice) != 0)
+        tlm_debug("madvise(%s) of a buffer pool: %s",
+                  advice == MADV_POPULATE_WRITE ? "POPULATE_WRITE"
+                                                : "POPULATE_READ",
+                  strerror(errno));
+}
+
 static shm_ring_t *ring_of(const shm_map_t *m, int sender_local)
 {
     return (shm_ring_t *)(void *)(m->rings +
@@ -1127,6 +1148,7 @@ static int create_own(shm_transport_t *st, const tlm_transport_params_t *p)
     memcpy(base, &h, sizeof(h));
     map_fill(m, base);
     m->rank = p->rank;
+    populate_bufs(m, MADV_POPULATE_WRITE);
     return TELEMEM_OK;
 }
 
@@ -1180,6 +1202,9 @@ static int map_peer(shm_transport_t *st, const tlm_transport_params_t *p,
     }
     map_fill(m, base);
     m->rank = rank;
+    if ((uint64_t)(st->nlocal - 1) * (m->hdr->seg_size - m->hdr->off_bufs) <=
+        POPULATE_PEERS_MAX)
+        populate_bufs(m, MADV_POPULATE_READ);
     st->mb = st->mb && h->mb_ok; /* every rank computes the same */
     shm_peer_t *pe = &st->peers[l];
     pe->bell = m->doorbell;
