@@ -249,12 +249,14 @@ static void map_fill(shm_map_t *m, void *base)
  * (allocating its pages on the owner's first call): a page first touched
  * by a transfer costs a fault on each side, and a pool cycled through
  * for the first time made a 256 KiB put exchange 8x slower than later
- * ones (0.38 ms against 0.048 ms, 2026-11-26).  The owner always does
- * (its pool is allocated at start); a rank does it for its peers' pools
- * while they total at most POPULATE_PEERS_MAX bytes, since start-up pays
- * for every page of every peer (n = 64, 4 MiB pools: 1.7 s more).  Best
- * effort: a kernel without MADV_POPULATE_* (before 5.14) faults them in
- * as before. */
+ * ones (0.38 ms against 0.048 ms, 2026-11-26).  The owner does for a
+ * pool of at most POPULATE_OWN_MAX bytes (allocated at start; a larger
+ * one, set by TELEMEM_SHM_BUF_*, stays sparse until used); a rank does it
+ * for its peers' pools while they total at most POPULATE_PEERS_MAX bytes,
+ * since start-up pays for every page of every peer (n = 64, 4 MiB pools:
+ * 1.7 s more).  Best effort: a kernel without MADV_POPULATE_* (before
+ * 5.14) faults them in as before. */
+#define POPULATE_OWN_MAX (256ull << 20)
 #define POPULATE_PEERS_MAX (64ull << 20)
 static void populate_bufs(const shm_map_t *m, int advice)
 {
@@ -1148,7 +1150,8 @@ static int create_own(shm_transport_t *st, const tlm_transport_params_t *p)
     memcpy(base, &h, sizeof(h));
     map_fill(m, base);
     m->rank = p->rank;
-    populate_bufs(m, MADV_POPULATE_WRITE);
+    if (h.seg_size - h.off_bufs <= POPULATE_OWN_MAX)
+        populate_bufs(m, MADV_POPULATE_WRITE);
     return TELEMEM_OK;
 }
 
