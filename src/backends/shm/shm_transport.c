@@ -249,19 +249,19 @@ static void map_fill(shm_map_t *m, void *base)
  * (allocating its pages on the owner's first call): a page first touched
  * by a transfer costs a fault on each side, and a pool cycled through
  * for the first time made a 256 KiB put exchange 8x slower than later
- * ones (0.38 ms against 0.048 ms, 2026-11-26).  The owner does for a
- * pool of at most POPULATE_OWN_MAX bytes (allocated at start; a larger
- * one, set by TELEMEM_SHM_BUF_*, stays sparse until used); a rank does it
- * for its peers' pools while they total at most POPULATE_PEERS_MAX bytes,
- * since start-up pays for every page of every peer (n = 64, 4 MiB pools:
- * 1.7 s more).  Best effort: a kernel without MADV_POPULATE_* (before
- * 5.14) faults them in as before. */
+ * ones (0.38 ms against 0.048 ms, 2026-11-26).  Only a pool of at most
+ * max bytes: the owner passes POPULATE_OWN_MAX (its pool is allocated at
+ * start; a larger one, set by TELEMEM_SHM_BUF_*, stays sparse until
+ * used), a rank mapping a peer's pool its share of POPULATE_PEERS_MAX
+ * (the peers' pools together), since start-up pays for every page of
+ * every peer (n = 64, 4 MiB pools: 1.7 s more).  Best effort: a kernel
+ * without MADV_POPULATE_* (before 5.14) faults them in as before. */
 #define POPULATE_OWN_MAX (256ull << 20)
 #define POPULATE_PEERS_MAX (64ull << 20)
-static void populate_bufs(const shm_map_t *m, int advice)
+static void populate_bufs(const shm_map_t *m, int advice, uint64_t max)
 {
     size_t len = (size_t)(m->hdr->seg_size - m->hdr->off_bufs);
-    if (len && madvise(m->bufs, len, advice) != 0)
+    if (len && len <= max && madvise(m->bufs, len, advice) != 0)
         tlm_debug("madvise(%s) of a buffer pool: %s",
                   advice == MADV_POPULATE_WRITE ? "POPULATE_WRITE"
                                                 : "POPULATE_READ",
@@ -695,12 +695,7 @@ static int pull_payload(shm_transport_t *st, shm_peer_t *p, void *dst,
                           : NULL;
     if (!src)
         return cma_pull(p, dst, addr, n);
-    size_t tail = tlm_util_tail_len(n);
-    uint64_t last = 0;
-    memcpy(dst, src, n - tail);
-    memcpy(&last, src + n - tail, tail);
-    atomic_thread_fence(memory_order_release);
-    tlm_util_store_once((char *)dst + n - tail, &last, tail);
+    tlm_util_copy_last(dst, src, n);
     return TELEMEM_OK;
 }
 
@@ -957,11 +952,6 @@ static void shm_close(tlm_transport_t *tp)
     free(st);
 }
 
-/* A wait is about to sleep: announce it (senders look at the bell after
- * each message), ask the receivers this process waits on for room to say
- * so, then make every local process's earlier stores visible to the
- * caller's last look (membarrier: senders only need a compiler barrier),
- * or fence where that is not available. */
 /* Is a receiver reading one of this process's pulls right now?  It
  * finishes within about the time of its copy, sooner than a sleep and a
  * wake-up would take in a VM (20-30 us measured here, 2026-11-26: a 256 KiB
@@ -997,6 +987,11 @@ static bool pull_under_way(shm_transport_t *st)
     return false;
 }
 
+/* A wait is about to sleep: announce it (senders look at the bell after
+ * each message), ask the receivers this process waits on for room to say
+ * so, then make every local process's earlier stores visible to the
+ * caller's last look (membarrier: senders only need a compiler barrier),
+ * or fence where that is not available. */
 static int shm_wait_arm(tlm_transport_t *tp, int *fd_p)
 {
     shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
@@ -1150,8 +1145,7 @@ static int create_own(shm_transport_t *st, const tlm_transport_params_t *p)
     memcpy(base, &h, sizeof(h));
     map_fill(m, base);
     m->rank = p->rank;
-    if (h.seg_size - h.off_bufs <= POPULATE_OWN_MAX)
-        populate_bufs(m, MADV_POPULATE_WRITE);
+    populate_bufs(m, MADV_POPULATE_WRITE, POPULATE_OWN_MAX);
     return TELEMEM_OK;
 }
 
@@ -1205,9 +1199,8 @@ static int map_peer(shm_transport_t *st, const tlm_transport_params_t *p,
     }
     map_fill(m, base);
     m->rank = rank;
-    if ((uint64_t)(st->nlocal - 1) * (m->hdr->seg_size - m->hdr->off_bufs) <=
-        POPULATE_PEERS_MAX)
-        populate_bufs(m, MADV_POPULATE_READ);
+    populate_bufs(m, MADV_POPULATE_READ,
+                  POPULATE_PEERS_MAX / (uint64_t)(st->nlocal - 1));
     st->mb = st->mb && h->mb_ok; /* every rank computes the same */
     shm_peer_t *pe = &st->peers[l];
     pe->bell = m->doorbell;
@@ -1289,8 +1282,9 @@ static int setup_pulls(shm_transport_t *st, const tlm_transport_params_t *p)
     }
     st->super.zc_min = pull_threshold(p, p->config->SHM_CMA_THRESHOLD,
                                       "shm-pull", "pull", SHM_PULL_DEFAULT);
-    st->super.zc_mapped_min = pull_threshold(
-        p, p->config->SHM_MAP_THRESHOLD, "shm-map", "mapped pull", SHM_MAP_DEFAULT);
+    st->super.zc_mapped_min =
+        pull_threshold(p, p->config->SHM_MAP_THRESHOLD, "shm-map",
+                       "mapped pull", SHM_MAP_DEFAULT);
     st->super.zc_local_max = SIZE_MAX;
     st->super.zc_max_msg = 4u << 20;
     return TELEMEM_OK;
@@ -1426,10 +1420,11 @@ static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
             goto err;
     }
     tlm_debug("shm open: %d local ranks, %llu buffers of %llu bytes, ring "
-              "%ld, pull %s from %zu bytes (from %zu in mapped blocks)", st->nlocal,
-              (unsigned long long)st->buf_count,
+              "%ld, pull %s from %zu bytes (from %zu in mapped blocks)",
+              st->nlocal, (unsigned long long)st->buf_count,
               (unsigned long long)st->buf_size, p->config->SHM_RING,
-              st->cma ? "on" : "off", st->super.zc_min, st->super.zc_mapped_min);
+              st->cma ? "on" : "off", st->super.zc_min,
+              st->super.zc_mapped_min);
     *tp_p = &st->super;
     return TELEMEM_OK;
 err:
