@@ -151,6 +151,8 @@ int tlm_am_peer_alive(int peer);
  * poll instead of sleeping).  tlm_am_wait_disarm() after the sleep. */
 int tlm_am_wait_arm(int *fds, int max, bool *bounded);
 void tlm_am_wait_disarm(void);
+/* A thread that sleeps beside the armed one: every transport's wait_want. */
+void tlm_am_wait_want(void);
 /* Deliver every message this rank has sent to itself (requests to self run
  * their handlers now), so a local operation that follows keeps issue
  * order.  TELEMEM_OK or a transport error. */

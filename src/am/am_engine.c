@@ -465,6 +465,13 @@ int tlm_am_wait_arm(int *fds, int max, bool *bounded)
     return n;
 }
 
+void tlm_am_wait_want(void)
+{
+    for (int i = 0; i < tlm_am.ntps; i++)
+        if (tlm_am.tps[i]->ops->wait_want)
+            tlm_am.tps[i]->ops->wait_want(tlm_am.tps[i]);
+}
+
 void tlm_am_wait_disarm(void)
 {
     for (int i = 0; i < tlm_am.ntps; i++)

@@ -119,6 +119,12 @@ typedef struct tlm_transport_ops {
      * thread at a time, as progress is. */
     int (*wait_arm)(tlm_transport_t *tp, int *fd_p);
     void (*wait_disarm)(tlm_transport_t *tp);
+    /* Optional: another thread of this process is about to sleep while
+     * the thread that armed sleeps on or will arm the wait object
+     * (docs/wait.md, "Threads"): make the peers say when they make the room
+     * a send of this process waits for, as wait_arm does, without touching
+     * the wait object; ordered before the caller's last look. */
+    void (*wait_want)(tlm_transport_t *tp);
     /* Deliver up to max received messages; returns how many, or an error. */
     int (*progress)(tlm_transport_t *tp, int max);
     /* TELEMEM_OK if peer's process is alive, TELEMEM_ERR_PEER_DEAD if not.

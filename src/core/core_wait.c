@@ -553,6 +553,10 @@ static int arm_turn(tlm_wait_t *w)
             return n < 0 ? n : TELEMEM_OK;
         }
         T.arm_gen = atomic_load(&W.arm_gen);
+    } else {
+        /* The progress thread owns the wait objects and may have armed
+         * them before this thread's send found no room: ask for it. */
+        tlm_am_wait_want();
     }
     SET_PHASE(w, PH_ARMED);
     return TELEMEM_OK;

@@ -987,18 +987,16 @@ static bool pull_under_way(shm_transport_t *st)
     return false;
 }
 
-/* A wait is about to sleep: announce it (senders look at the bell after
- * each message), ask the receivers this process waits on for room to say
- * so, then make every local process's earlier stores visible to the
- * caller's last look (membarrier: senders only need a compiler barrier),
- * or fence where that is not available. */
-static int shm_wait_arm(tlm_transport_t *tp, int *fd_p)
+/* Ask the receivers this process waits on for room (its ring to them was
+ * full, or its buffers are all with them) to ring when they make some,
+ * then make every local process's earlier stores visible to the caller's
+ * last look (membarrier: senders only need a compiler barrier), or fence
+ * where that is not available.  A thread that sleeps while another sleeps
+ * on the doorbell calls this alone: the room it waits for rings that
+ * sleeper, which wakes it. */
+static void shm_wait_want(tlm_transport_t *tp)
 {
     shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
-    if (TLM_UNLIKELY(st->zc_peers) && pull_under_way(st))
-        return TELEMEM_ERR_AGAIN;
-    atomic_store_explicit(st->maps[st->my_local].doorbell, BELL_SLEEPING,
-                          memory_order_relaxed);
     for (int l = 0; l < st->nlocal; l++) {
         shm_peer_t *p = &st->peers[l];
         if (l != st->my_local &&
@@ -1009,6 +1007,18 @@ static int shm_wait_arm(tlm_transport_t *tp, int *fd_p)
     if (!st->mb ||
         syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) != 0)
         atomic_thread_fence(memory_order_seq_cst);
+}
+
+/* A wait is about to sleep: announce it (senders look at the bell after
+ * each message), then shm_wait_want. */
+static int shm_wait_arm(tlm_transport_t *tp, int *fd_p)
+{
+    shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
+    if (TLM_UNLIKELY(st->zc_peers) && pull_under_way(st))
+        return TELEMEM_ERR_AGAIN;
+    atomic_store_explicit(st->maps[st->my_local].doorbell, BELL_SLEEPING,
+                          memory_order_relaxed);
+    shm_wait_want(&st->super);
     *fd_p = st->bell_fd;
     return TELEMEM_OK;
 }
@@ -1025,6 +1035,7 @@ static void shm_wait_disarm(tlm_transport_t *tp)
 static const tlm_transport_ops_t shm_ops = {
     .wait_arm = shm_wait_arm,
     .wait_disarm = shm_wait_disarm,
+    .wait_want = shm_wait_want,
     .connect = shm_connect,
     .send = shm_send,
     .send_fill = shm_send_fill,
@@ -1040,6 +1051,7 @@ static const tlm_transport_ops_t shm_ops = {
 static const tlm_transport_ops_t shm_ops_fenced = {
     .wait_arm = shm_wait_arm,
     .wait_disarm = shm_wait_disarm,
+    .wait_want = shm_wait_want,
     .connect = shm_connect,
     .send = shm_send_fenced,
     .send_fill = shm_send_fill_fenced,
