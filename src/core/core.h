@@ -159,6 +159,11 @@ int tlm_core_lock_release_all(void);
 void tlm_core_lock_reacquire(int depth);
 int tlm_core_thread_start(void);
 void tlm_core_thread_stop(void);
+/* An application thread's wait goes to sleep: it no longer counts as
+ * inside the library, and a napping progress thread takes over (returns
+ * whether it counted); _wake(counted) when the sleep ends. */
+bool tlm_core_thread_app_sleep(void);
+void tlm_core_thread_app_wake(bool counted);
 
 typedef struct tlm_guard {
     bool held;

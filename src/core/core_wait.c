@@ -675,6 +675,7 @@ static int sleep_turn(tlm_wait_t *w, int ms, bool user)
 {
     int rc = TELEMEM_OK;
     int free_token = 0;
+    bool counted = !T.progress && tlm_core_thread_app_sleep();
     if (may_take_token() &&
         atomic_compare_exchange_strong(&W.token, &free_token, 1)) {
         rc = sleep_token(ms);
@@ -685,6 +686,7 @@ static int sleep_turn(tlm_wait_t *w, int ms, bool user)
         sleep_shadow(!tlm_core.cfg.PROGRESS_THREAD ? TLM_MIN(ms, SHORT_SLEEP_MS)
                                                    : ms);
     }
+    tlm_core_thread_app_wake(counted);
     T.silent_sleeps += user;
     w->idle = 1; /* spin again; an arrival ends the streak (event_turn) */
     T.t0 = 0;
@@ -768,6 +770,19 @@ int tlm_core_wait_step(tlm_wait_t *w)
 int tlm_core_wait_user_step(tlm_wait_t *w)
 {
     return step(w, true);
+}
+
+void tlm_core_wait_thread_pause(tlm_wait_t *w)
+{
+    if (w->idle == 0)
+        return;
+    if (PHASE(w) == PH_ARMED) {
+        tlm_core_lock_slow();
+        disarm();
+        tlm_core_unlock_slow();
+    }
+    w->idle = 0;
+    T.t0 = 0;
 }
 
 void tlm_core_wait_thread_turn(tlm_wait_t *w, int n)

@@ -61,6 +61,9 @@ static inline int tlm_core_progress(void)
  * something (n > 0): it spins, yields and sleeps as a wait does, but
  * watches no rank and has no timeout.  Called without the lock. */
 void tlm_core_wait_thread_turn(tlm_wait_t *w, int n);
+/* The progress thread naps: a wait it had armed is disarmed, and it
+ * starts over with the spin when it polls again. */
+void tlm_core_wait_thread_pause(tlm_wait_t *w);
 /* Wake every thread of this process sleeping in a wait (the progress
  * thread's stop). */
 void tlm_core_wait_wake_all(void);
