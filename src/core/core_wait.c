@@ -1,9 +1,10 @@
 /* core_wait.c - the wait policy (TELEMEM_WAIT): every blocking wait polls,
  * spins for as long as a sleep and wake-up costs here (measured at start),
  * yields as long again, then sleeps on the transports' wait objects (a
- * doorbell, a completion queue's fd) until something arrives; under auto
- * it skips the spin while the node has more runnable threads than CPUs or
- * while spinning does not pay.  Also the bounded wait of every blocking
+ * doorbell, a completion queue's fd) until something arrives; under auto,
+ * while the node has more runnable threads than CPUs, a rank bound to its
+ * own CPUs spins for a time slice and others not at all, and the spin
+ * shrinks while it does not pay.  Also the bounded wait of every blocking
  * call (TELEMEM_TIMEOUT, liveness) and the wake-up of this process's
  * other sleeping threads.  docs/wait.md describes the protocol.  It and
  * core_thread.c call each other: a wait drops the big lock between polls,
@@ -63,6 +64,12 @@ enum { PH_SPIN = 0, PH_YIELD = 1, PH_BLOCK = 2, PH_ARMED = 3 };
 #define YIELD_LONG ((int64_t)250000)
 #define YIELD_BAD_MIN ((int64_t)50000000)
 #define YIELD_BAD_MAX ((int64_t)1000000000)
+/* Bounds of the scheduler's time slice (sched_slice), and the figure when
+ * it cannot be read (Linux's EEVDF base slice: 0.75 ms x (1 + log2 CPUs),
+ * at most 8 CPUs counted). */
+#define SLICE_MIN ((int64_t)100000)
+#define SLICE_MAX ((int64_t)10000000)
+#define SLICE_GUESS ((int64_t)3000000)
 /* How often auto looks at the number of runnable threads of the node. */
 #define SAMPLE_NS 10000000
 /* The progress thread's longest sleep (it has no timeout to watch). */
@@ -78,6 +85,8 @@ static struct {
     _Atomic int64_t spin_ns; /* spin budget in effect (adapted) */
     int online;             /* CPUs of the node */
     bool static_over;       /* more ranks on the node than CPUs */
+    bool own_cpus;          /* this process is bound to its share of them */
+    int64_t slice_ns;       /* the scheduler's time slice for this thread */
     _Atomic bool over;      /* last sample: more runnable threads than CPUs */
     _Atomic int64_t next_sample;
     int loadavg_fd;
@@ -100,7 +109,7 @@ static struct {
     bool bounded;
     _Atomic uint32_t arm_gen;
     bool ready;
-    char text[160];
+    char text[256];
 } W = {.loadavg_fd = -1, .efd = -1};
 
 /* Per thread: start of the current phase, and what the thread saw when
@@ -208,6 +217,25 @@ static int64_t measure_block(void)
     return TLM_MIN(TLM_MAX(b, BLOCK_NS_MIN), BLOCK_NS_MAX);
 }
 
+/* The scheduler's time slice for this thread (sched_getattr's runtime
+ * for SCHED_OTHER: EEVDF's base slice, or a slice the program chose). */
+static int64_t sched_slice(void)
+{
+    struct {
+        uint32_t size, policy;
+        uint64_t flags;
+        int32_t nice;
+        uint32_t prio;
+        uint64_t runtime, deadline, period;
+    } a;
+    memset(&a, 0, sizeof(a));
+    int64_t s = 0;
+    if (syscall(SYS_sched_getattr, 0, &a, (unsigned)sizeof(a), 0) == 0 &&
+        a.policy == SCHED_OTHER)
+        s = (int64_t)a.runtime;
+    return TLM_MIN(TLM_MAX(s > 0 ? s : SLICE_GUESS, SLICE_MIN), SLICE_MAX);
+}
+
 int tlm_core_wait_setup(const char *value, int nlocal)
 {
     W.mode = parse_mode(value);
@@ -216,6 +244,11 @@ int tlm_core_wait_setup(const char *value, int nlocal)
     long on = sysconf(_SC_NPROCESSORS_ONLN);
     W.online = on > 0 ? (int)on : 1;
     W.static_over = nlocal > W.online;
+    cpu_set_t aff;
+    W.own_cpus = !W.static_over &&
+                 sched_getaffinity(0, sizeof(aff), &aff) == 0 &&
+                 (long)CPU_COUNT(&aff) * nlocal <= W.online;
+    W.slice_ns = sched_slice();
     atomic_store(&W.over, W.static_over);
     atomic_store(&W.next_sample, 0);
     W.loadavg_fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
@@ -237,9 +270,12 @@ int tlm_core_wait_setup(const char *value, int nlocal)
     W.ready = true;
     snprintf(W.text, sizeof(W.text),
              "wait %s: spin up to %.1f us, then yield %.1f us (a sleep and "
-             "wake-up measured here), then sleep; %d ranks on %d CPUs\n",
+             "wake-up measured here), then sleep; %d ranks on %d CPUs%s; "
+             "on a busy node spin %s\n",
              mode_names[W.mode], (double)W.block_ns / 1e3,
-             (double)W.block_ns / 1e3, nlocal, W.online);
+             (double)W.block_ns / 1e3, nlocal, W.online,
+             W.own_cpus ? ", bound to its share" : "",
+             W.own_cpus ? "up to a time slice" : "not at all");
     tlm_debug("%s", W.text);
     return TELEMEM_OK;
 }
@@ -322,8 +358,16 @@ static int64_t spin_budget(void)
         return INT64_MAX;
     if (W.mode == TLM_WAIT_YIELD)
         return W.block_ns;
-    return atomic_load_explicit(&W.over, memory_order_relaxed)
-               ? 0 : atomic_load_explicit(&W.spin_ns, memory_order_relaxed);
+    if (!atomic_load_explicit(&W.over, memory_order_relaxed))
+        return atomic_load_explicit(&W.spin_ns, memory_order_relaxed);
+    /* Busy node.  A rank bound to its own share of the CPUs shares its
+     * core only with other programs: its spin takes nothing from the rank
+     * it waits for, and its sleep costs up to a time slice (a woken thread
+     * waits for the task that took the core to use its slice), so it
+     * spins for as long as a slice.  Else (ranks share cores, or this is
+     * the progress thread, which shares its core with the application) a
+     * spin takes the core from the thread it waits for: none. */
+    return W.own_cpus && !T.progress ? W.slice_ns : 0;
 }
 
 /* ---- waking other threads ----------------------------------------------- */
