@@ -10,7 +10,6 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <linux/futex.h>
 #include <time.h>
 #include <unistd.h>
@@ -72,12 +71,6 @@ void tlm_core_unlock_slow(void)
     }
 }
 
-static long futex_op(_Atomic uint32_t *w, int op, uint32_t val,
-                     const struct timespec *ts)
-{
-    return syscall(SYS_futex, w, op, val, ts, NULL, 0);
-}
-
 bool tlm_core_thread_app_sleep(void)
 {
     if (!tls_counted)
@@ -85,7 +78,7 @@ bool tlm_core_thread_app_sleep(void)
     tls_counted = false;
     atomic_fetch_sub(&app_inside, 1);
     if (atomic_load(&napping)) /* pairs with nap() */
-        futex_op(&app_inside, FUTEX_WAKE_PRIVATE, 1, NULL);
+        tlm_core_futex(&app_inside, FUTEX_WAKE_PRIVATE, 1, NULL);
     return true;
 }
 
@@ -149,7 +142,7 @@ static bool nap(long ns)
         return false;
     }
     struct timespec ts = {0, ns};
-    futex_op(&app_inside, FUTEX_WAIT_PRIVATE, v, &ts);
+    tlm_core_futex(&app_inside, FUTEX_WAIT_PRIVATE, v, &ts);
     atomic_store(&napping, false);
     return true;
 }
@@ -213,7 +206,7 @@ void tlm_core_thread_stop(void)
         return;
     atomic_store_explicit(&stop, true, memory_order_release);
     tlm_core_wait_wake_all();
-    futex_op(&app_inside, FUTEX_WAKE_PRIVATE, 1, NULL); /* ends a nap */
+    tlm_core_futex(&app_inside, FUTEX_WAKE_PRIVATE, 1, NULL); /* ends a nap */
     int d = tlm_core_lock_release_all();
     pthread_join(thread, NULL);
     tlm_core_lock_reacquire(d);

@@ -136,8 +136,8 @@ static int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static long futex(_Atomic uint32_t *w, int op, uint32_t val,
-                  const struct timespec *ts)
+long tlm_core_futex(_Atomic uint32_t *w, int op, uint32_t val,
+                    const struct timespec *ts)
 {
     return syscall(SYS_futex, (uint32_t *)(uintptr_t)w, op, val, ts, NULL, 0);
 }
@@ -193,7 +193,7 @@ static void *cal_helper(void *arg)
             break;
         atomic_store(&cal_woke_at, now_ns());
         atomic_store(&cal_word, i);
-        futex(&cal_word, FUTEX_WAKE_PRIVATE, 1, NULL);
+        tlm_core_futex(&cal_word, FUTEX_WAKE_PRIVATE, 1, NULL);
     }
     return NULL;
 }
@@ -225,11 +225,11 @@ static void *pong_helper(void *arg)
     for (uint32_t i = 0; i < CAL_ROUNDS; i++) {
         uint32_t v;
         while ((v = atomic_load(&cal_word)) < 2 * i + 1)
-            futex(&cal_word, FUTEX_WAIT_PRIVATE, v, NULL);
+            tlm_core_futex(&cal_word, FUTEX_WAIT_PRIVATE, v, NULL);
         if (v == UINT32_MAX)
             break;
         atomic_store(&cal_word, 2 * i + 2);
-        futex(&cal_word, FUTEX_WAKE_PRIVATE, 1, NULL);
+        tlm_core_futex(&cal_word, FUTEX_WAKE_PRIVATE, 1, NULL);
     }
     return NULL;
 }
@@ -245,15 +245,15 @@ static int64_t measure_block(void)
     for (i = 0; i < CAL_ROUNDS && now_ns() - start < 20000000; i++) {
         int64_t t = now_ns();
         atomic_store(&cal_word, 2 * i + 1);
-        futex(&cal_word, FUTEX_WAKE_PRIVATE, 1, NULL);
+        tlm_core_futex(&cal_word, FUTEX_WAKE_PRIVATE, 1, NULL);
         uint32_t v;
         while ((v = atomic_load(&cal_word)) < 2 * i + 2)
-            futex(&cal_word, FUTEX_WAIT_PRIVATE, v, NULL);
+            tlm_core_futex(&cal_word, FUTEX_WAIT_PRIVATE, v, NULL);
         rtt[i] = now_ns() - t;
     }
     if (i < CAL_ROUNDS) {
         atomic_store(&cal_word, UINT32_MAX);
-        futex(&cal_word, FUTEX_WAKE_PRIVATE, 1, NULL);
+        tlm_core_futex(&cal_word, FUTEX_WAKE_PRIVATE, 1, NULL);
     }
     pthread_join(th, NULL);
     if (i == 0) /* preempted for the whole budget: no sample */
@@ -276,7 +276,7 @@ static int64_t measure_wake(void)
         uint32_t v;
         while ((v = atomic_load(&cal_word)) < i + 1) {
             struct timespec ts = {0, 20000000};
-            futex(&cal_word, FUTEX_WAIT_PRIVATE, v, &ts);
+            tlm_core_futex(&cal_word, FUTEX_WAIT_PRIVATE, v, &ts);
             if (now_ns() - start >= 20000000)
                 break;
         }
@@ -456,7 +456,7 @@ static uint32_t notify(void)
 {
     uint32_t e = atomic_fetch_add(&W.epoch, 1) + 1;
     if (atomic_load(&W.nwaiters) > 0)
-        futex(&W.epoch, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+        tlm_core_futex(&W.epoch, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
     uint64_t one = 1;
     if (atomic_load(&W.token_asleep) && W.efd >= 0) {
         ssize_t k = write(W.efd, &one, sizeof(one));
@@ -730,7 +730,7 @@ static void sleep_epoch(int ms)
     if (atomic_load(&W.epoch) == T.epoch) {
         struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
         int d = tlm_core.locking ? tlm_core_lock_release_all() : 0;
-        futex(&W.epoch, FUTEX_WAIT_PRIVATE, T.epoch, &ts);
+        tlm_core_futex(&W.epoch, FUTEX_WAIT_PRIVATE, T.epoch, &ts);
         tlm_core_lock_reacquire(d);
     }
     atomic_fetch_sub(&W.nwaiters, 1);

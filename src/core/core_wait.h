@@ -5,7 +5,10 @@
 #ifndef TLM_CORE_WAIT_H
 #define TLM_CORE_WAIT_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
 
 #include "telemem.h"
 #include "core/core.h"
@@ -67,5 +70,9 @@ void tlm_core_wait_thread_pause(tlm_wait_t *w);
 /* Wake every thread of this process sleeping in a wait (the progress
  * thread's stop). */
 void tlm_core_wait_wake_all(void);
+/* The futex system call on a process-private word (op is FUTEX_WAIT_PRIVATE
+ * or FUTEX_WAKE_PRIVATE; ts a relative timeout or NULL). */
+long tlm_core_futex(_Atomic uint32_t *w, int op, uint32_t val,
+                    const struct timespec *ts);
 
 #endif
