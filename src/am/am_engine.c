@@ -472,10 +472,14 @@ void tlm_am_wait_want(void)
             tlm_am.tps[i]->ops->wait_want(tlm_am.tps[i]);
 }
 
-void tlm_am_wait_disarm(void)
+int64_t tlm_am_wait_disarm(void)
 {
-    for (int i = 0; i < tlm_am.ntps; i++)
-        tlm_am.tps[i]->ops->wait_disarm(tlm_am.tps[i]);
+    int64_t woke = 0;
+    for (int i = 0; i < tlm_am.ntps; i++) {
+        int64_t w = tlm_am.tps[i]->ops->wait_disarm(tlm_am.tps[i]);
+        woke = TLM_MAX(woke, w);
+    }
+    return woke;
 }
 
 int tlm_am_peer_alive(int peer)

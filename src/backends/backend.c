@@ -172,6 +172,8 @@ int tlm_backend_stub_wait_arm(tlm_transport_t *tp, int *fd_p)
     return TELEMEM_ERR_UNSUPPORTED;
 }
 
-void tlm_backend_stub_wait_disarm(tlm_transport_t *tp)
+int64_t tlm_backend_stub_wait_disarm(tlm_transport_t *tp)
 {
+    (void)tp;
+    return 0;
 }

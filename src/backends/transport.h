@@ -115,10 +115,13 @@ typedef struct tlm_transport_ops {
      * are pending: poll instead) or TELEMEM_ERR_UNSUPPORTED (it cannot wake
      * a sleeper: the caller sleeps for short times only;
      * tlm_backend_stub_wait_arm).  wait_disarm: the sleep is over (or was
-     * not taken); stop waking, empty the fd.  Both are called by one
-     * thread at a time, as progress is. */
+     * not taken); stop waking, empty the fd.  It returns how many ns ago a
+     * peer woke this process through the fd where the transport knows
+     * (shm: the doorbell's datagram carries the time of the ring), else 0:
+     * the waits' spin budget follows these wake-up costs (docs/wait.md).
+     * Both are called by one thread at a time, as progress is. */
     int (*wait_arm)(tlm_transport_t *tp, int *fd_p);
-    void (*wait_disarm)(tlm_transport_t *tp);
+    int64_t (*wait_disarm)(tlm_transport_t *tp);
     /* Optional: another thread of this process is about to sleep while
      * the thread that armed sleeps on or will arm the wait object
      * (docs/wait.md, "Threads"): make the peers say when they make the room
@@ -193,7 +196,7 @@ int tlm_backend_stub_connect(tlm_transport_t *tp, int peer);
 int tlm_backend_stub_peer_alive(tlm_transport_t *tp, int peer);
 int tlm_backend_stub_check(const tlm_transport_params_t *p);
 int tlm_backend_stub_wait_arm(tlm_transport_t *tp, int *fd_p);
-void tlm_backend_stub_wait_disarm(tlm_transport_t *tp);
+int64_t tlm_backend_stub_wait_disarm(tlm_transport_t *tp);
 
 static inline int tlm_transport_send(tlm_transport_t *tp, int peer,
                                      const void *hdr, size_t hdr_len,

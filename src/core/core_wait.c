@@ -45,6 +45,13 @@ enum { PH_SPIN = 0, PH_YIELD = 1, PH_BLOCK = 2, PH_ARMED = 3 };
 #define BLOCK_NS_MIN 1000
 #define BLOCK_NS_MAX 100000
 #define BLOCK_NS_GUESS 10000 /* when it cannot be measured */
+/* The wake-up costs a sleeper meets later (wake_sample): the median of
+ * the last WAKE_SAMPLES, once WAKE_SEEN came, replaces the start-up
+ * measurement, up to WAKE_NS_MAX (a virtual CPU idle for long wakes
+ * slowly: 20-40 us after 200 us here, 50-130 us after 1-10 ms). */
+#define WAKE_SAMPLES 15
+#define WAKE_SEEN 5
+#define WAKE_NS_MAX 500000
 /* Idle streaks per adjustment of the spin budget. */
 #define ADAPT_EVERY 32u
 /* A sleep that no transport can end early (a transport without a wait
@@ -81,7 +88,9 @@ enum { PH_SPIN = 0, PH_YIELD = 1, PH_BLOCK = 2, PH_ARMED = 3 };
 
 static struct {
     int mode;               /* TLM_WAIT_* */
-    int64_t wake_ns;        /* measured: waking a sleeper on an idle CPU */
+    _Atomic int64_t wake_ns; /* measured: waking a sleeper on an idle CPU */
+    int64_t wake_seen[WAKE_SAMPLES]; /* wake_sample's, by the sleeper */
+    unsigned nwake;
     int64_t block_ns;       /* measured: a wake-up between busy CPUs */
     _Atomic int64_t spin_ns; /* spin budget in effect (adapted) */
     int online;             /* CPUs of the node */
@@ -129,11 +138,9 @@ static pthread_key_t efd_key; /* closes a thread's eventfd at its exit */
 static bool efd_key_ok;
 static pthread_once_t efd_once = PTHREAD_ONCE_INIT;
 
-static int64_t now_ns(void)
+static inline int64_t now_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    return tlm_util_now_ns();
 }
 
 long tlm_core_futex(_Atomic uint32_t *w, int op, uint32_t val,
@@ -335,8 +342,10 @@ int tlm_core_wait_setup(const char *value, int nlocal)
     }
     bool cal = W.mode == TLM_WAIT_AUTO || W.mode == TLM_WAIT_YIELD;
     W.block_ns = cal ? measure_block() : BLOCK_NS_GUESS;
-    W.wake_ns = cal ? TLM_MAX(measure_wake(), W.block_ns) : BLOCK_NS_GUESS;
-    atomic_store(&W.spin_ns, W.wake_ns);
+    atomic_store(&W.wake_ns, cal ? TLM_MAX(measure_wake(), W.block_ns)
+                                 : BLOCK_NS_GUESS);
+    W.nwake = 0;
+    atomic_store(&W.spin_ns, atomic_load(&W.wake_ns));
     atomic_store(&W.yield_bad_until, 0);
     atomic_store(&W.yield_backoff, YIELD_BAD_MIN);
     atomic_store(&W.token, 0);
@@ -350,7 +359,7 @@ int tlm_core_wait_setup(const char *value, int nlocal)
              "measured here), then yield (a wake-up between busy CPUs: "
              "%.1f us), then sleep; %d ranks on %d CPUs%s; "
              "on a busy node spin %s\n",
-             mode_names[W.mode], (double)W.wake_ns / 1e3,
+             mode_names[W.mode], (double)atomic_load(&W.wake_ns) / 1e3,
              (double)W.block_ns / 1e3, nlocal, W.online,
              W.own_cpus ? ", bound to its share" : "",
              W.own_cpus ? "up to a time slice" : "not at all");
@@ -423,11 +432,39 @@ static void outcome(unsigned ph, unsigned k)
     atomic_store(&W.wins, 0);
     atomic_store(&W.losses, 0);
     int64_t s = atomic_load(&W.spin_ns);
+    int64_t cap = atomic_load_explicit(&W.wake_ns, memory_order_relaxed);
     if (w * 4 < l)
-        s = TLM_MAX(s / 2, W.wake_ns / 16);
+        s = TLM_MAX(s / 2, cap / 16);
     else if (w >= l)
-        s = TLM_MIN(s * 2, W.wake_ns);
+        s = TLM_MIN(s * 2, cap);
     atomic_store(&W.spin_ns, s);
+}
+
+/* A sleep of the transport sleeper ended ns after a peer rang it (the
+ * transport's figure, 0 if it has none): that is what sleeping costs
+ * here now.  The start-up measurement (measure_wake) sees a CPU idle for
+ * 200 us; a wait's sleep may last longer, and a virtual CPU idle for
+ * long wakes more slowly.  So once WAKE_SEEN wake-ups were seen, the
+ * spin budget's cap is the median of the last WAKE_SAMPLES, and a budget
+ * at the old cap moves with it.  Not counted on a busy node, where a
+ * wake-up also waits for a CPU (the budget is then the slice or none). */
+static void wake_sample(int64_t ns)
+{
+    if (W.mode != TLM_WAIT_AUTO || ns <= 0 || ns > 1000000000 ||
+        atomic_load_explicit(&W.over, memory_order_relaxed))
+        return;
+    W.wake_seen[W.nwake++ % WAKE_SAMPLES] = ns;
+    if (W.nwake < WAKE_SEEN)
+        return;
+    unsigned n = TLM_MIN(W.nwake, (unsigned)WAKE_SAMPLES);
+    int64_t v[WAKE_SAMPLES];
+    memcpy(v, W.wake_seen, n * sizeof(v[0]));
+    qsort(v, n, sizeof(v[0]), cmp_i64);
+    int64_t cap = TLM_MIN(TLM_MAX(v[n / 2], W.block_ns), WAKE_NS_MAX);
+    int64_t old = atomic_exchange(&W.wake_ns, cap);
+    int64_t s = atomic_load(&W.spin_ns);
+    if (s >= old || s > cap)
+        atomic_store(&W.spin_ns, cap);
 }
 
 static int64_t spin_budget(void)
@@ -627,10 +664,12 @@ static bool may_take_token(void)
     return T.progress || !tlm_core.cfg.PROGRESS_THREAD;
 }
 
-static void disarm(void)
+/* Returns tlm_am_wait_disarm's figure: how long ago a peer rang. */
+static int64_t disarm(void)
 {
-    tlm_am_wait_disarm();
+    int64_t woke = tlm_am_wait_disarm();
     atomic_fetch_add(&W.arm_gen, 1);
+    return woke;
 }
 
 /* Arm the transports for a sleep, then poll once more: > 0 when something
@@ -711,7 +750,9 @@ static int sleep_token(int ms)
     int k = poll(pf, (nfds_t)n, ms);
     tlm_core_lock_reacquire(d);
     atomic_store(&W.token_asleep, false);
-    disarm();
+    int64_t woke = disarm();
+    if (k > 0)
+        wake_sample(woke);
     if (k > 0 && (pf[n - 1].revents & POLLIN)) {
         uint64_t v;
         ssize_t r = read(W.efd, &v, sizeof(v));

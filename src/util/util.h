@@ -51,8 +51,10 @@ int tlm_util_parse_seconds(const char *s, double *out); /* "30", "1.5", "200ms",
  * out, from getrandom(); 0, or -1 when the kernel gave none. */
 int tlm_util_random_hex(char *out, size_t ndigits);
 
-/* util_time.c: monotonic time in seconds. */
+/* util_time.c: monotonic time in seconds, and in nanoseconds (one clock
+ * for every process of the machine). */
 double tlm_util_now(void);
+int64_t tlm_util_now_ns(void);
 
 /* util_copy.c: the copy of the message path (see there why it is memcpy). */
 void tlm_util_copy(void *dst, const void *src, size_t n);

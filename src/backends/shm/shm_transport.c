@@ -379,14 +379,18 @@ static inline int shm_reserve(shm_transport_t *st, int peer_rank, size_t len,
 static bool lock_free(const shm_transport_t *st, int l);
 
 /* The peer's bell said asleep: the first to ring it writes one datagram
- * to its socket (a sleeper polls it); later senders see RUNG. */
+ * to its socket (a sleeper polls it); later senders see RUNG.  The
+ * datagram is the time of the ring (CLOCK_MONOTONIC, ns): the woken
+ * process learns what its wake-up cost (shm_wait_disarm). */
 static void ring_slow(shm_transport_t *st, shm_peer_t *p)
 {
     uint32_t want = BELL_SLEEPING;
-    if (atomic_compare_exchange_strong(p->bell, &want, BELL_RUNG))
-        (void)sendto(st->bell_fd, "", 1, MSG_DONTWAIT | MSG_NOSIGNAL,
+    if (atomic_compare_exchange_strong(p->bell, &want, BELL_RUNG)) {
+        int64_t t = tlm_util_now_ns();
+        (void)sendto(st->bell_fd, &t, sizeof(t), MSG_DONTWAIT | MSG_NOSIGNAL,
                      (const struct sockaddr *)&st->bell_to[p->local].addr,
                      st->bell_to[p->local].len);
+    }
 }
 
 /* After a store the peer may wait for (a message, room, a direct write):
@@ -1023,13 +1027,23 @@ static int shm_wait_arm(tlm_transport_t *tp, int *fd_p)
     return TELEMEM_OK;
 }
 
-static void shm_wait_disarm(tlm_transport_t *tp)
+/* The sleep is over: the bell says awake, and the datagrams go.  Returns
+ * how long ago the earliest ring was (0 if none): the cost of this
+ * wake-up.  A datagram from outside the job (the socket's name is not
+ * secret) can only skew that figure, which the waits bound. */
+static int64_t shm_wait_disarm(tlm_transport_t *tp)
 {
     shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
     atomic_store(st->maps[st->my_local].doorbell, BELL_AWAKE);
-    char buf[16];
-    while (recv(st->bell_fd, buf, sizeof(buf), MSG_DONTWAIT) >= 0)
-        ;
+    int64_t first = 0, t;
+    ssize_t r;
+    while ((r = recv(st->bell_fd, &t, sizeof(t), MSG_DONTWAIT)) >= 0)
+        if (r == (ssize_t)sizeof(t) && t > 0 && (first == 0 || t < first))
+            first = t;
+    if (first == 0)
+        return 0;
+    int64_t ago = tlm_util_now_ns() - first;
+    return ago > 0 ? ago : 0;
 }
 
 static const tlm_transport_ops_t shm_ops = {
