@@ -126,6 +126,9 @@ typedef struct tlm_core {
      * peers may update this rank's memory with direct (hardware) atomics
      * (core_direct.c), else 0. */
     int acc_flags;
+    /* Some rank of the job runs with TELEMEM_DIRECT other than never
+     * (this one's setting alone does not decide acc_flags). */
+    bool job_direct;
 } tlm_core_t;
 
 extern tlm_core_t tlm_core;

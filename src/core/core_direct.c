@@ -35,10 +35,13 @@ int tlm_core_direct_init(void)
         tlm_core_dx_thresholds(tp, &thr[i], &row[i]);
     }
     /* Local peers may apply hardware atomics and accumulates to our
-     * memory: apply ours, and accumulates, with atomic instructions too. */
+     * memory: apply ours, and accumulates, with atomic instructions too.
+     * Whether they may is their setting, not ours: a job whose ranks set
+     * TELEMEM_DIRECT differently (never here, auto there) must still add
+     * up (tlm_core.job_direct, from the start-up exchange). */
     tlm_core.acc_flags = 0;
     for (int s = 0; s < NSLOTS; s++)
-        if (D.mode != MODE_NEVER && D.slot_d[s] &&
+        if (tlm_core.job_direct && D.slot_d[s] &&
             (D.slot_d[s]->ops->atomic || D.slot_d[s]->ops->acc))
             tlm_core.acc_flags = TLM_ACC_ATOMIC;
     for (int r = 0; r < tlm_core.nranks; r++) {

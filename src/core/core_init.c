@@ -104,12 +104,18 @@ static void host_id(char *buf, size_t n)
     snprintf(buf, n, "%s/%s/%s", host, boot, ns);
 }
 
+/* Which ranks share this node (same host, boot and network namespace),
+ * and whether any rank of the job may use the direct path
+ * (tlm_core.job_direct): each rank publishes "<host id>#<0|1>". */
 static int find_same_node(bool *same)
 {
     char me[400], other[400], key[64];
     size_t len;
     int rc;
-    host_id(me, sizeof(me));
+    host_id(me, sizeof(me) - 2);
+    size_t hl = strlen(me);
+    snprintf(me + hl, sizeof(me) - hl, "#%d",
+             strcmp(tlm_core.cfg.DIRECT, "never") != 0);
     snprintf(key, sizeof(key), "host.%d", tlm_core.rank);
     rc = tlm_boot_put(tlm_core.boot, key, me, strlen(me) + 1);
     if (rc == TELEMEM_OK)
@@ -117,7 +123,11 @@ static int find_same_node(bool *same)
     for (int r = 0; rc == TELEMEM_OK && r < tlm_core.nranks; r++) {
         snprintf(key, sizeof(key), "host.%d", r);
         rc = tlm_boot_get(tlm_core.boot, key, other, sizeof(other), &len);
-        same[r] = rc == TELEMEM_OK && strcmp(me, other) == 0;
+        const char *flag = rc == TELEMEM_OK ? strrchr(other, '#') : NULL;
+        same[r] = flag && (size_t)(flag - other) == hl &&
+                  strncmp(me, other, hl) == 0;
+        if (flag && strcmp(flag, "#1") == 0)
+            tlm_core.job_direct = true;
     }
     return rc;
 }
@@ -146,6 +156,7 @@ static int open_transports(void)
     int n = tlm_core.nranks;
     bool *same = calloc((size_t)n, sizeof(bool));
     int rc = same ? TELEMEM_OK : TELEMEM_ERR_NO_MEMORY;
+    tlm_core.job_direct = strcmp(tlm_core.cfg.DIRECT, "never") != 0;
     if (rc == TELEMEM_OK && n > 1)
         rc = find_same_node(same);
     else if (rc == TELEMEM_OK)

@@ -6,7 +6,10 @@
  * type.  "nopoll": a target that makes no Telemem call still receives
  * every accumulate (TELEMEM_DIRECT auto or always, shm).  Run with
  * TELEMEM_DIRECT=always, never and auto: the sums must be the same.
- * Usage: direct_acc_test [mix|nopoll]... */
+ * "race": every rank adds 1 to two elements of rank 1 many times.
+ * "mixed" (first): with never on odd ranks and auto on even ones, then
+ * the tests named after it (default: mix race).
+ * Usage: direct_acc_test [mixed] [mix|nopoll|race]... */
 #include <stdatomic.h>
 #include <stdbool.h>
 
@@ -183,6 +186,38 @@ static void test_mix(uint8_t **bases, uint8_t **regs)
                ITERS);
 }
 
+/* Every rank adds 1 to one DOUBLE and one INT64 of rank 1's block
+ * RACE_ITERS times, all at once; with "mixed" even ranks apply theirs
+ * directly while rank 1 (TELEMEM_DIRECT=never) applies its own and the
+ * odd ranks' itself: a target that applied them with plain loads and
+ * stores would lose some. */
+#define RACE_ITERS 20000
+static void test_race(uint8_t **bases)
+{
+    uint8_t *dst = area(bases[1], 0, 0);
+    memset(bases[me], 0, BLOCK);
+    TT_CHECK(telemem_barrier());
+    double one = 1, dscale = 1;
+    int64_t ione = 1, iscale = 1;
+    for (int k = 0; k < RACE_ITERS; k++) {
+        TT_CHECK(telemem_acc(1, TELEMEM_DOUBLE, &dscale, dst, &one, 8));
+        TT_CHECK(telemem_acc(1, TELEMEM_INT64, &iscale, dst + 8, &ione, 8));
+    }
+    TT_CHECK(telemem_quiet());
+    TT_CHECK(telemem_barrier());
+    if (me == 1) {
+        double d;
+        int64_t i;
+        memcpy(&d, dst, 8);
+        memcpy(&i, dst + 8, 8);
+        TT_ASSERT(d == (double)RACE_ITERS * n && i == (int64_t)RACE_ITERS * n,
+                  "race: DOUBLE %.0f, INT64 %lld, want %d each", d,
+                  (long long)i, RACE_ITERS * n);
+        tt_log("race: ok (%d ranks, %d accumulates each)", n, RACE_ITERS);
+    }
+    TT_CHECK(telemem_barrier());
+}
+
 /* Rank 0 makes no Telemem call while the others accumulate into its
  * block: only accumulates applied by the initiators can end its wait. */
 static void test_nopoll(uint8_t **bases)
@@ -237,6 +272,25 @@ static void test_nopoll(uint8_t **bases)
 
 int main(int argc, char **argv)
 {
+    /* "mixed" (first argument): odd ranks run with TELEMEM_DIRECT=never,
+     * even ones with auto; the sums must still be exact (a target whose
+     * own setting is never still applies accumulates atomically when a
+     * peer may apply them directly). */
+    if (argc > 1 && !strcmp(argv[1], "mixed")) {
+        const char *r = getenv("TELEMEM_RANK");
+        TT_ASSERT(r, "mixed needs TELEMEM_RANK (telemem-run)");
+        setenv("TELEMEM_DIRECT", atoi(r) % 2 ? "never" : "auto", 1);
+        if (argc == 2) {
+            static char *mixed_argv[] = {NULL, "mix", "race", NULL};
+            mixed_argv[0] = argv[0];
+            argv = mixed_argv;
+            argc = 3;
+        } else {
+            argv[1] = argv[0];
+            argv++;
+            argc--;
+        }
+    }
     tt_init(&argc, &argv, "direct_acc_test");
     me = telemem_rank();
     n = telemem_nranks();
@@ -262,6 +316,8 @@ int main(int argc, char **argv)
             test_mix(bases, regs);
         if (all || !strcmp(t, "nopoll"))
             test_nopoll(bases);
+        if (all || !strcmp(t, "race"))
+            test_race(bases);
         all = false;
     }
     TT_CHECK(telemem_barrier());
