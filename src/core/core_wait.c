@@ -440,11 +440,12 @@ static void outcome(unsigned ph, unsigned k)
     atomic_store(&W.spin_ns, s);
 }
 
-/* A sleep of the transport sleeper ended ns after a peer rang it (the
- * transport's figure, 0 if it has none): that is what sleeping costs
- * here now.  The start-up measurement (measure_wake) sees a CPU idle for
- * 200 us; a wait's sleep may last longer, and a virtual CPU idle for
- * long wakes more slowly.  So once WAKE_SEEN wake-ups were seen, the
+/* A sleep of the transport sleeper ended ns after a peer rang it, at
+ * least CAL_PAUSE_NS into the sleep (the transport's figure): that is
+ * what sleeping costs here now.  The start-up measurement (measure_wake)
+ * sees a CPU idle for 200 us once; a wait's sleep may last longer, a
+ * virtual CPU idle for long wakes more slowly, and the VM's phase
+ * changes.  So once WAKE_SEEN wake-ups were seen, the
  * spin budget's cap is the median of the last WAKE_SAMPLES, and a budget
  * at the old cap moves with it.  Not counted on a busy node, where a
  * wake-up also waits for a CPU (the budget is then the slice or none). */
@@ -747,11 +748,15 @@ static int sleep_token(int ms)
         return TELEMEM_OK;
     }
     int d = tlm_core.locking ? tlm_core_lock_release_all() : 0;
+    int64_t t_sleep = now_ns();
     int k = poll(pf, (nfds_t)n, ms);
     tlm_core_lock_reacquire(d);
     atomic_store(&W.token_asleep, false);
     int64_t woke = disarm();
-    if (k > 0)
+    /* A ring that came within CAL_PAUSE_NS of the sleep found the CPU
+     * not yet idle, unlike the sleeps the budget decides on (those that
+     * outlast it): not a sample. */
+    if (k > 0 && woke > 0 && now_ns() - woke - t_sleep >= CAL_PAUSE_NS)
         wake_sample(woke);
     if (k > 0 && (pf[n - 1].revents & POLLIN)) {
         uint64_t v;
