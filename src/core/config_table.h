@@ -30,7 +30,7 @@ TLM_CONFIG(TIMEOUT, SECONDS, "0", "0..31536000",
 TLM_CONFIG(LIVENESS_INTERVAL, SECONDS, "0.5", "0.01..60",
            "How often a waiting rank checks that its peers are alive (dead peer -> TELEMEM_ERR_PEER_DEAD)")
 TLM_CONFIG(WAIT, STRING, "auto", "auto|spin|yield|block",
-           "How a waiting rank spends its time: auto (spin for as long as a sleep and wake-up costs here, measured at start, then yield as long, then sleep until a message arrives; no spin while the node has more runnable threads than CPUs or while spinning does not pay), spin (poll without pause), yield (spin, then yield the core between polls, never sleep) or block (sleep as soon as a poll finds nothing); docs/wait.md")
+           "How a waiting rank spends its time: auto (spin for as long as a sleep and wake-up costs here, measured at start and then from the job's own wake-ups, then yield as long, then sleep until a message arrives; no spin while the node has more runnable threads than CPUs or while spinning does not pay), spin (poll without pause), yield (spin, then yield the core between polls, never sleep) or block (sleep as soon as a poll finds nothing); docs/wait.md")
 TLM_CONFIG(PROGRESS_THREAD, BOOL, "off", "",
            "on: a thread per process serves requests while the application does not call Telemem (it sleeps when idle; senders wake it)")
 TLM_CONFIG(PROGRESS_CPU, INT, "-1", "-1..1023",

@@ -1,6 +1,7 @@
 /* core_wait.c - the wait policy (TELEMEM_WAIT): every blocking wait polls,
- * spins for as long as a sleep and wake-up costs here (measured at start),
- * yields as long again, then sleeps on the transports' wait objects (a
+ * spins for as long as a sleep and wake-up costs here (measured at start,
+ * then from the wake-ups the job meets: wake_sample), yields as long
+ * again, then sleeps on the transports' wait objects (a
  * doorbell, a completion queue's fd) until something arrives; under auto,
  * while the node has more runnable threads than CPUs, a rank bound to its
  * own CPUs spins for a time slice and others not at all, and the spin
