@@ -148,8 +148,9 @@ int tlm_am_peer_alive(int peer);
  * wait_arm).  The file descriptors to poll go to fds[] (at most max);
  * *bounded is set when some transport cannot wake a sleeper.  Returns how
  * many fds, or TELEMEM_ERR_AGAIN when a transport has events pending (then
- * poll instead of sleeping).  tlm_am_wait_disarm() after the sleep: how
- * many ns ago a peer woke this process, where a transport knows, else 0. */
+ * poll instead of sleeping).  tlm_am_wait_disarm() after the sleep: when
+ * a peer first woke this process (CLOCK_MONOTONIC ns), where a transport
+ * knows, else 0. */
 int tlm_am_wait_arm(int *fds, int max, bool *bounded);
 int64_t tlm_am_wait_disarm(void);
 /* A thread that sleeps beside the armed one: every transport's wait_want. */

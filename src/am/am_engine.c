@@ -474,12 +474,13 @@ void tlm_am_wait_want(void)
 
 int64_t tlm_am_wait_disarm(void)
 {
-    int64_t woke = 0;
+    int64_t rung = 0;
     for (int i = 0; i < tlm_am.ntps; i++) {
-        int64_t w = tlm_am.tps[i]->ops->wait_disarm(tlm_am.tps[i]);
-        woke = TLM_MAX(woke, w);
+        int64_t t = tlm_am.tps[i]->ops->wait_disarm(tlm_am.tps[i]);
+        if (t > 0 && (rung == 0 || t < rung))
+            rung = t;
     }
-    return woke;
+    return rung;
 }
 
 int tlm_am_peer_alive(int peer)

@@ -115,10 +115,11 @@ typedef struct tlm_transport_ops {
      * are pending: poll instead) or TELEMEM_ERR_UNSUPPORTED (it cannot wake
      * a sleeper: the caller sleeps for short times only;
      * tlm_backend_stub_wait_arm).  wait_disarm: the sleep is over (or was
-     * not taken); stop waking, empty the fd.  It returns how many ns ago a
-     * peer woke this process through the fd where the transport knows
-     * (shm: the doorbell's datagram carries the time of the ring), else 0:
-     * the waits' spin budget follows these wake-up costs (docs/wait.md).
+     * not taken); stop waking, empty the fd.  It returns when a peer woke
+     * this process through the fd (CLOCK_MONOTONIC ns, the earliest ring)
+     * where the transport knows (shm: the doorbell's datagram carries the
+     * time of the ring), else 0: the waits' spin budget follows these
+     * wake-up costs (docs/wait.md).
      * Both are called by one thread at a time, as progress is. */
     int (*wait_arm)(tlm_transport_t *tp, int *fd_p);
     int64_t (*wait_disarm)(tlm_transport_t *tp);

@@ -106,16 +106,16 @@ static void host_id(char *buf, size_t n)
 
 /* Which ranks share this node (same host, boot and network namespace),
  * and whether any rank of the job may use the direct path
- * (tlm_core.job_direct): each rank publishes "<host id>#<0|1>". */
-static int find_same_node(bool *same)
+ * (tlm_core.job_direct): each rank publishes "<host id>#<0|1>", 1 when
+ * its own setting (direct) allows the direct path. */
+static int find_same_node(bool *same, bool direct)
 {
     char me[400], other[400], key[64];
     size_t len;
     int rc;
     host_id(me, sizeof(me) - 2);
     size_t hl = strlen(me);
-    snprintf(me + hl, sizeof(me) - hl, "#%d",
-             strcmp(tlm_core.cfg.DIRECT, "never") != 0);
+    snprintf(me + hl, sizeof(me) - hl, "#%d", direct);
     snprintf(key, sizeof(key), "host.%d", tlm_core.rank);
     rc = tlm_boot_put(tlm_core.boot, key, me, strlen(me) + 1);
     if (rc == TELEMEM_OK)
@@ -156,12 +156,12 @@ static int open_transports(void)
     int n = tlm_core.nranks;
     bool *same = calloc((size_t)n, sizeof(bool));
     int rc = same ? TELEMEM_OK : TELEMEM_ERR_NO_MEMORY;
-    tlm_core.job_direct = strcmp(tlm_core.cfg.DIRECT, "never") != 0;
+    tlm_transport_params_t p = transport_params();
+    tlm_core.job_direct = p.direct;
     if (rc == TELEMEM_OK && n > 1)
-        rc = find_same_node(same);
+        rc = find_same_node(same, p.direct);
     else if (rc == TELEMEM_OK)
         same[0] = true;
-    tlm_transport_params_t p = transport_params();
     p.rank = tlm_core.rank;
     p.size = n;
     p.boot = tlm_core.boot;

@@ -666,12 +666,12 @@ static bool may_take_token(void)
     return T.progress || !tlm_core.cfg.PROGRESS_THREAD;
 }
 
-/* Returns tlm_am_wait_disarm's figure: how long ago a peer rang. */
+/* Returns tlm_am_wait_disarm's figure: when a peer rang (0: unknown). */
 static int64_t disarm(void)
 {
-    int64_t woke = tlm_am_wait_disarm();
+    int64_t rung = tlm_am_wait_disarm();
     atomic_fetch_add(&W.arm_gen, 1);
-    return woke;
+    return rung;
 }
 
 /* Arm the transports for a sleep, then poll once more: > 0 when something
@@ -753,12 +753,12 @@ static int sleep_token(int ms)
     int k = poll(pf, (nfds_t)n, ms);
     tlm_core_lock_reacquire(d);
     atomic_store(&W.token_asleep, false);
-    int64_t woke = disarm();
+    int64_t rung = disarm();
     /* A ring that came within CAL_PAUSE_NS of the sleep found the CPU
      * not yet idle, unlike the sleeps the budget decides on (those that
      * outlast it): not a sample. */
-    if (k > 0 && woke > 0 && now_ns() - woke - t_sleep >= CAL_PAUSE_NS)
-        wake_sample(woke);
+    if (k > 0 && rung - t_sleep >= CAL_PAUSE_NS)
+        wake_sample(now_ns() - rung);
     if (k > 0 && (pf[n - 1].revents & POLLIN)) {
         uint64_t v;
         ssize_t r = read(W.efd, &v, sizeof(v));

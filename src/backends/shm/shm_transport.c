@@ -1028,9 +1028,9 @@ static int shm_wait_arm(tlm_transport_t *tp, int *fd_p)
 }
 
 /* The sleep is over: the bell says awake, and the datagrams go.  Returns
- * how long ago the earliest ring was (0 if none): the cost of this
- * wake-up.  A datagram from outside the job (the socket's name is not
- * secret) can only skew that figure, which the waits bound. */
+ * the time of the earliest ring (0 if none), from which the waits learn
+ * what this wake-up cost.  A datagram from outside the job (the socket's
+ * name is not secret) can only skew that figure, which the waits bound. */
 static int64_t shm_wait_disarm(tlm_transport_t *tp)
 {
     shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
@@ -1040,10 +1040,7 @@ static int64_t shm_wait_disarm(tlm_transport_t *tp)
     while ((r = recv(st->bell_fd, &t, sizeof(t), MSG_DONTWAIT)) >= 0)
         if (r == (ssize_t)sizeof(t) && t > 0 && (first == 0 || t < first))
             first = t;
-    if (first == 0)
-        return 0;
-    int64_t ago = tlm_util_now_ns() - first;
-    return ago > 0 ? ago : 0;
+    return first;
 }
 
 static const tlm_transport_ops_t shm_ops = {
