@@ -26,7 +26,7 @@ static long find_floor(uintptr_t addr)
     return ans;
 }
 
-bool tlm_core_region_contains(uintptr_t addr, size_t len)
+bool tlm_core_region_contains_slow(uintptr_t addr, size_t len)
 {
     if (tlm_util_range_wraps(addr, len))
         return false;

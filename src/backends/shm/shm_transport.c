@@ -177,6 +177,10 @@ typedef struct shm_transport {
     uint32_t *free_q;
     uint32_t free_head, free_tail; /* free count = tail - head */
     uint32_t next_sender;     /* round-robin start for progress */
+    /* This process's "has sent to me" bits (its own segment), nwords
+     * words: what progress reads first on every poll. */
+    _Atomic uint64_t *my_active;
+    int nwords;
     bool starved;             /* no free buffer at the last send */
     /* Doorbell: this process's socket (bound to an abstract name), whether
      * a sleeper's membarrier() orders every local process's stores (else
@@ -821,11 +825,9 @@ static inline int drain(shm_transport_t *st, int l, int max, bool fenced)
 static inline int progress_impl(tlm_transport_t *tp, int max, bool fenced)
 {
     shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
-    const shm_map_t *me = &st->maps[st->my_local];
     int total = 0;
-    int nwords = (st->nlocal + 63) / 64;
-    for (int w = 0; w < nwords; w++) {
-        uint64_t bits = atomic_load_explicit(&me->active[w],
+    for (int w = 0; w < st->nwords; w++) {
+        uint64_t bits = atomic_load_explicit(&st->my_active[w],
                                              memory_order_acquire);
         while (bits && total < max) {
             int b = __builtin_ctzll(bits);
@@ -1342,6 +1344,8 @@ static int shm_check(const tlm_transport_params_t *p)
 /* Each peer's rings: mine in its segment (out), its in mine (in). */
 static void link_rings(shm_transport_t *st)
 {
+    st->my_active = st->maps[st->my_local].active;
+    st->nwords = (st->nlocal + 63) / 64;
     for (int l = 0; l < st->nlocal; l++) {
         shm_peer_t *pe = &st->peers[l];
         pe->local = l;
