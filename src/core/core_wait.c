@@ -139,11 +139,6 @@ static pthread_key_t efd_key; /* closes a thread's eventfd at its exit */
 static bool efd_key_ok;
 static pthread_once_t efd_once = PTHREAD_ONCE_INIT;
 
-static inline int64_t now_ns(void)
-{
-    return tlm_util_now_ns();
-}
-
 long tlm_core_futex(_Atomic uint32_t *w, int op, uint32_t val,
                     const struct timespec *ts)
 {
@@ -199,7 +194,7 @@ static void *cal_helper(void *arg)
         nanosleep(&ts, NULL);
         if (atomic_load(&cal_word) == UINT32_MAX)
             break;
-        atomic_store(&cal_woke_at, now_ns());
+        atomic_store(&cal_woke_at, tlm_util_now_ns());
         atomic_store(&cal_word, i);
         tlm_core_futex(&cal_word, FUTEX_WAKE_PRIVATE, 1, NULL);
     }
@@ -248,16 +243,16 @@ static int64_t measure_block(void)
     atomic_store(&cal_word, 0);
     if (pthread_create(&th, NULL, pong_helper, NULL) != 0)
         return BLOCK_NS_GUESS;
-    int64_t rtt[CAL_ROUNDS], start = now_ns();
+    int64_t rtt[CAL_ROUNDS], start = tlm_util_now_ns();
     uint32_t i;
-    for (i = 0; i < CAL_ROUNDS && now_ns() - start < 20000000; i++) {
-        int64_t t = now_ns();
+    for (i = 0; i < CAL_ROUNDS && tlm_util_now_ns() - start < 20000000; i++) {
+        int64_t t = tlm_util_now_ns();
         atomic_store(&cal_word, 2 * i + 1);
         tlm_core_futex(&cal_word, FUTEX_WAKE_PRIVATE, 1, NULL);
         uint32_t v;
         while ((v = atomic_load(&cal_word)) < 2 * i + 2)
             tlm_core_futex(&cal_word, FUTEX_WAIT_PRIVATE, v, NULL);
-        rtt[i] = now_ns() - t;
+        rtt[i] = tlm_util_now_ns() - t;
     }
     if (i < CAL_ROUNDS) {
         atomic_store(&cal_word, UINT32_MAX);
@@ -278,19 +273,19 @@ static int64_t measure_wake(void)
     if (pthread_create(&th, NULL, cal_helper,
                        (void *)(intptr_t)other_cpu()) != 0)
         return BLOCK_NS_GUESS;
-    int64_t lat[CAL_ROUNDS], start = now_ns();
+    int64_t lat[CAL_ROUNDS], start = tlm_util_now_ns();
     uint32_t i;
-    for (i = 0; i < CAL_ROUNDS && now_ns() - start < 20000000; i++) {
+    for (i = 0; i < CAL_ROUNDS && tlm_util_now_ns() - start < 20000000; i++) {
         uint32_t v;
         while ((v = atomic_load(&cal_word)) < i + 1) {
             struct timespec ts = {0, 20000000};
             tlm_core_futex(&cal_word, FUTEX_WAIT_PRIVATE, v, &ts);
-            if (now_ns() - start >= 20000000)
+            if (tlm_util_now_ns() - start >= 20000000)
                 break;
         }
         if (v < i + 1)
             break;
-        lat[i] = now_ns() - atomic_load(&cal_woke_at);
+        lat[i] = tlm_util_now_ns() - atomic_load(&cal_woke_at);
     }
     atomic_store(&cal_word, UINT32_MAX);
     pthread_join(th, NULL);
@@ -641,7 +636,7 @@ static bool yield_turn(int64_t now)
         now - T.t0 > YIELD_MAX * W.block_ns || T.yield_spent > W.block_ns)
         return false;
     pause_turn(true);
-    int64_t d = now_ns() - now;
+    int64_t d = tlm_util_now_ns() - now;
     if (d < W.block_ns / 2) {
         T.yield_spent += d;
     } else if (d > TLM_MAX(YIELD_LONG, 2 * W.block_ns)) {
@@ -749,7 +744,7 @@ static int sleep_token(int ms)
         return TELEMEM_OK;
     }
     int d = tlm_core.locking ? tlm_core_lock_release_all() : 0;
-    int64_t t_sleep = now_ns();
+    int64_t t_sleep = tlm_util_now_ns();
     int k = poll(pf, (nfds_t)n, ms);
     tlm_core_lock_reacquire(d);
     atomic_store(&W.token_asleep, false);
@@ -758,7 +753,7 @@ static int sleep_token(int ms)
      * not yet idle, unlike the sleeps the budget decides on (those that
      * outlast it): not a sample. */
     if (k > 0 && rung - t_sleep >= CAL_PAUSE_NS)
-        wake_sample(now_ns() - rung);
+        wake_sample(tlm_util_now_ns() - rung);
     if (k > 0 && (pf[n - 1].revents & POLLIN)) {
         uint64_t v;
         ssize_t r = read(W.efd, &v, sizeof(v));
@@ -878,7 +873,7 @@ static int idle_turn(tlm_wait_t *w, bool user)
             pause_turn(false);
             return TELEMEM_OK;
         }
-        int64_t now = now_ns();
+        int64_t now = tlm_util_now_ns();
         if (k == SPIN_CLOCK || T.t0 == 0)
             T.t0 = now;
         if (W.mode == TLM_WAIT_AUTO)
@@ -891,7 +886,7 @@ static int idle_turn(tlm_wait_t *w, bool user)
         T.yield_spent = 0;
         return TELEMEM_OK;
     }
-    int64_t now = now_ns();
+    int64_t now = tlm_util_now_ns();
     int rc = clock_checks(w, now);
     if (rc != TELEMEM_OK)
         return rc;
