@@ -7,7 +7,8 @@
 # block pulled with memcpy from 64 KiB, others with CMA from 4 MiB), with
 # TELEMEM_SHM_CMA=n (copy) and, with --base, another build (main), and the
 # FFT (bench/fft) with Telemem puts (pull, default, copy) beside
-# MPI_Alltoall and ARMCI-MPI's puts.  Prints the load, the figures and
+# MPI_Alltoall and ARMCI-MPI's puts.  Bursts run untouched and with --touch,
+# beside ARMCI-MPI's (armci-mpi-netpipe).  Prints the load, the figures and
 # medians over rounds, with default against main (or copy), MPI and
 # ARMCI-MPI; CSVs go to --out.
 set -euo pipefail
@@ -23,9 +24,11 @@ usage() {
 Usage: scripts/bench-shm-pull.sh [--build DIR] [--base DIR] [--out DIR]
                                  [--rounds N] [--min-log2 K] [--max-log2 K]
 Each round runs, in an order rotated per round: telemem-netpipe burst
-(64k..8m) and latency (8 B) with CMA pulls from 64 KiB (pull), with the
-library's defaults (default), with TELEMEM_SHM_CMA=n (copy), and from the
-build --base (main; an earlier build to compare with); telemem-fft --alltoall
+(64k..8m, untouched and --touch) and latency (8 B) with CMA pulls from
+64 KiB (pull), with the library's defaults (default), with
+TELEMEM_SHM_CMA=n (copy), and from the build --base (main; an earlier
+build to compare with); armci-mpi-netpipe bursts (osc=sm,pt2pt, untouched
+and --touch); telemem-fft --alltoall
 telemem likewise (pull, default, copy), telemem-fft --alltoall mpi,
 armci-mpi-fft --alltoall armci (2 ranks, 2^K points).  All Telemem
 runs with TELEMEM_DIRECT=never.  Figures are noisy on a shared machine:
@@ -48,6 +51,7 @@ run=$build/tools/telemem-run
 np=$build/bench/netpipe/telemem-netpipe
 tf=$build/bench/fft/telemem-fft
 af=$build/bench/fft/armci-mpi-fft
+anp=$build/bench/netpipe/armci-mpi-netpipe
 for f in "$run" "$np" "$tf"; do
     [ -x "$f" ] || { echo "missing $f (build first)" >&2; exit 2; }
 done
@@ -57,12 +61,23 @@ export TELEMEM_DIRECT=never
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(git rev-parse --short HEAD 2>/dev/null || echo '?'), load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 netpipe() { # label build NAME=value
-    env "$3" "$2/tools/telemem-run" -n 2 "$2/bench/netpipe/telemem-netpipe" \
-        --mode burst --min 64k --max 8m --perturbation 0 --time 0.2 \
-        --samples 7 | grep '^burst' | sed "s/^/$1,/" >>"$out/netpipe.csv"
+    for t in "" --touch; do
+        env "$3" "$2/tools/telemem-run" -n 2 \
+            "$2/bench/netpipe/telemem-netpipe" --mode burst --min 64k \
+            --max 8m --perturbation 0 --time 0.2 --samples 7 $t |
+            grep '^burst' | sed "s/^/$1,/" >>"$out/netpipe.csv"
+    done
     env "$3" "$2/tools/telemem-run" -n 2 "$2/bench/netpipe/telemem-netpipe" \
         --mode latency --min 8 --max 8 --perturbation 0 --time 0.5 \
         --samples 9 | grep '^latency' | sed "s/^/$1,/" >>"$out/netpipe.csv"
+}
+armci_netpipe() {
+    for t in "" --touch; do
+        OMPI_MCA_osc=sm,pt2pt mpirun --bind-to core -np 2 "$anp" \
+            --mode burst --min 64k --max 8m --perturbation 0 --time 0.2 \
+            --samples 7 $t | grep '^burst' | sed "s/^/armci-mpi,/" \
+            >>"$out/netpipe.csv"
+    done
 }
 fft() { # label NAME=value|- exe alltoall
     local csv=$out/fft-$1-r$r.csv
@@ -83,6 +98,7 @@ fft() { # label NAME=value|- exe alltoall
 pull=TELEMEM_SHM_CMA_THRESHOLD=64k
 variants=(np-pull np-default np-copy fft-pull fft-default fft-copy fft-mpi
           fft-armci-mpi)
+[ -x "$anp" ] && variants+=(np-armci-mpi)
 [ -n "$base" ] && variants+=(np-main)
 for r in $(seq 1 "$rounds"); do
     n=${#variants[@]}
@@ -94,6 +110,7 @@ for r in $(seq 1 "$rounds"); do
         np-default) netpipe default "$build" TELEMEM_SHM_CMA=y ;;
         np-copy) netpipe copy "$build" TELEMEM_SHM_CMA=n ;;
         np-main) netpipe main "$base" TELEMEM_DIRECT=never ;;
+        np-armci-mpi) armci_netpipe ;;
         fft-pull) fft pull "$pull" "$tf" telemem ;;
         fft-default) fft default TELEMEM_SHM_CMA=y "$tf" telemem ;;
         fft-copy) fft copy TELEMEM_SHM_CMA=n "$tf" telemem ;;
@@ -110,19 +127,23 @@ med = statistics.median
 np = collections.defaultdict(list)
 for row in csv.reader(open(out + "/netpipe.csv")):
     lab, mode, touch, size = row[0], row[1], row[2], int(row[3])
-    np[(mode, size, lab)].append(float(row[7] if mode == "burst" else row[5]))
+    if mode == "burst" and touch == "1":
+        mode = "burst --touch"
+    np[(mode, size, lab)].append(float(row[7] if mode != "latency" else row[5]))
 print("\nNetPIPE (TELEMEM_DIRECT=never), medians over rounds")
-nl = [l for l in ("pull", "default", "copy", "main")
+nl = [l for l in ("pull", "default", "copy", "main", "armci-mpi")
       if any(k[2] == l for k in np)]
 base = "main" if "main" in nl else "copy"
-print("| mode | bytes | " + " | ".join(nl) + f" | default / {base} |")
-print("|---|---:|" + "---:|" * (len(nl) + 1))
+ratio = lambda v, a: f"{v['default'] / v[a]:.2f}" if "default" in v and a in v else "-"
+print("| mode | bytes | " + " | ".join(nl) +
+      f" | default / {base} | default / armci-mpi |")
+print("|---|---:|" + "---:|" * (len(nl) + 2))
 for (mode, size) in sorted({(k[0], k[1]) for k in np}):
     v = {l: med(np[(mode, size, l)]) for l in nl if np[(mode, size, l)]}
-    unit = "MB/s" if mode == "burst" else "us"
+    unit = "us" if mode == "latency" else "MB/s"
     print(f"| {mode} ({unit}) | {size} | " +
           " | ".join(f"{v[l]:.1f}" if l in v else "-" for l in nl) +
-          f" | {v['default'] / v[base]:.2f} |")
+          f" | {ratio(v, base)} | {ratio(v, 'armci-mpi')} |")
 ff = collections.defaultdict(list)
 for row in csv.reader(open(out + "/fft.csv")):
     lab, log2n, gf, a2a = row[0], int(row[6]), float(row[11]), float(row[13])
