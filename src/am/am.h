@@ -70,7 +70,7 @@ typedef struct tlm_am_peer {
     size_t zc_any_min;  /* the least of zc_min and the transport's
                          * zc_mapped_min: shorter ones never go by send_zc */
     size_t zc_local_max; /* see tlm_transport_t */
-    size_t zc_max;      /* payload of one zc message (>= max_msg) */
+    size_t zc_max;      /* the piece of a zc payload (pump_op) */
     tlm_am_sendop_t *qhead, *qtail;
     struct tlm_am_peer *pending_next;
     bool pending;

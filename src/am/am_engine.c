@@ -219,8 +219,14 @@ static int pump_op(tlm_am_peer_t *p, tlm_am_sendop_t *op)
         const uint8_t *at =
             op->pack ? NULL : op->data + (op->cursor - op->data_off);
         bool zc = op->zc && !op->pack && tlm_am_zc_pays(p, at, rest);
-        if (zc && p->zc_max > room)
+        if (zc && p->zc_max > room) {
             chunk = TLM_MIN(rest, p->zc_max); /* pulled */
+            /* With a threshold above zc_max a piece would not pay: the
+             * rest, which does, goes as one pull (never as a copy message
+             * longer than max_msg). */
+            if (!tlm_am_zc_pays(p, at, chunk))
+                chunk = rest;
+        }
         zc = zc && tlm_am_zc_pays(p, at, chunk);
         if (op->frag)
             ((tlm_am_frag_hdr_t *)(void *)op->hdr)->offset = op->cursor;
