@@ -106,16 +106,33 @@ static double time_puts(int peer, char *remote, char *local, size_t row,
     return time_puts2(peer, remote, local, NULL, row, total, NULL);
 }
 
-/* Smallest size from which the direct path is never slower; 1 (every
- * size) when it is never slower at any size measured. */
+static double lesser(double a, double b)
+{
+    return a < b ? a : b;
+}
+
+/* The threshold (a size measured: from it on the second path, dr; below
+ * it the first, am) that costs least over the sizes measured, each size
+ * counting its chosen time over the faster one's: one noisy size moves
+ * it little (the rule "never slower from here up" let one size decide:
+ * a direct put 4x faster at 4-16 KiB lost its path to 8% at 1 MiB).
+ * 1: every size (the smallest measured first); SIZE_MAX: none.  Ties
+ * keep the first path. */
 static size_t crossover(const size_t *sz, const double *am, const double *dr,
                         size_t n)
 {
     size_t best = SIZE_MAX;
-    for (size_t i = n; i-- > 0;) {
-        if (dr[i] > am[i])
-            break;
-        best = i == 0 ? 1 : sz[i];
+    double cost = 0, least;
+    for (size_t i = 0; i < n; i++)
+        cost += am[i] > 0 && dr[i] > 0 ? am[i] / lesser(am[i], dr[i]) : 1;
+    least = cost;
+    for (size_t j = n; j-- > 0;) {
+        if (am[j] > 0 && dr[j] > 0)
+            cost += (dr[j] - am[j]) / lesser(am[j], dr[j]);
+        if (cost < least - 1e-9) {
+            least = cost;
+            best = j == 0 ? 1 : sz[j];
+        }
     }
     return best;
 }
@@ -180,7 +197,14 @@ static int pull_line(const char *profile, const char *key, const double *ac,
         if (contig[i] >= PULL_MIN)
             printf("contig %8zu %10.3f %10.3f\n", contig[i], ac[i] * 1e6,
                    tc[i] * 1e6);
-    size_t thr = crossover(contig, ac, tc, NC);
+    /* Only the sizes timed: below PULL_MIN neither side was measured,
+     * so a pull that wins at PULL_MIN says nothing about 8-byte puts. */
+    size_t k = 0;
+    while (k < NC && contig[k] < PULL_MIN)
+        k++;
+    size_t thr = crossover(contig + k, ac + k, tc + k, NC - k);
+    if (thr == 1)
+        thr = contig[k];
     printf("%s: threshold %zu -> %s\n", key, thr, profile);
     return write_profile(profile, key, thr, 0);
 }

@@ -16,4 +16,12 @@ for key in shm-pull shm-map window; do
         cat "$dir/out" "$dir/profile"
         echo "calibrate_check: no '$key <bytes> <bytes>' line"; exit 1; }
 done
+# The pull lines start at the smallest size the phases time (4 KiB): a
+# pull that wins there must not turn 8-byte puts into pulls.
+for key in shm-pull shm-map; do
+    thr=$(awk -v k="$key" '$1 == k {print $2}' "$dir/profile")
+    awk -v t="$thr" 'BEGIN { exit !(t + 0 >= 4096) }' || {
+        cat "$dir/out" "$dir/profile"
+        echo "calibrate_check: $key threshold $thr is below 4096"; exit 1; }
+done
 echo "calibrate_check: OK"
