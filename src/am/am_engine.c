@@ -221,11 +221,11 @@ static int pump_op(tlm_am_peer_t *p, tlm_am_sendop_t *op)
         bool zc = op->zc && !op->pack && tlm_am_zc_pays(p, at, rest);
         if (zc && p->zc_max > room) {
             chunk = TLM_MIN(rest, p->zc_max); /* pulled */
-            /* With a threshold above zc_max a piece would not pay: the
-             * rest, which does, goes as one pull (never as a copy message
-             * longer than max_msg). */
-            if (!tlm_am_zc_pays(p, at, chunk))
-                chunk = rest;
+            /* With a threshold above zc_max a piece would not pay (and
+             * go as a copy message longer than max_msg): pieces double
+             * until they do; the rest does. */
+            while (chunk < rest && !tlm_am_zc_pays(p, at, chunk))
+                chunk = rest - chunk <= chunk ? rest : 2 * chunk;
         }
         zc = zc && tlm_am_zc_pays(p, at, chunk);
         if (op->frag)
