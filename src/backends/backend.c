@@ -49,6 +49,23 @@ static void names(char *buf, size_t n)
     }
 }
 
+bool tlm_backend_known_name(const char *s, size_t len, char *all, size_t n)
+{
+    bool known = false;
+    all[0] = '\0';
+    for (size_t i = 0; i < TLM_ARRAY_SIZE(backends); i++) {
+        if (backends[i] == &tlm_loop_backend)
+            continue;
+        const char *nm[2] = {backends[i]->name, backends[i]->direct_name};
+        for (int k = 0; k < 2 && nm[k]; k++) {
+            size_t l = strlen(all);
+            snprintf(all + l, n - l, "%s%s", l ? ", " : "", nm[k]);
+            known |= strlen(nm[k]) == len && !strncmp(s, nm[k], len);
+        }
+    }
+    return known;
+}
+
 static const tlm_backend_t *by_name(const char *name)
 {
     for (size_t i = 0; i < TLM_ARRAY_SIZE(backends); i++)

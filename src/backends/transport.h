@@ -181,6 +181,7 @@ typedef struct tlm_backend {
      * communication)?  NULL: always. */
     int (*available)(const tlm_transport_params_t *p);
     bool network;  /* reaches other nodes */
+    const char *direct_name; /* its direct driver's super.name, or NULL */
 } tlm_backend_t;
 
 #define TLM_BACKEND_ABI 1
@@ -195,6 +196,10 @@ int tlm_backend_check_config(const char *want, const tlm_transport_params_t *p);
 int tlm_backend_open_all(const char *want, const tlm_transport_params_t *p,
                          tlm_backend_add_fn_t add);
 int tlm_backend_check(const tlm_transport_t *tp);
+/* Is [s, s+len) the name of one of this build's transports or of its
+ * direct driver (what TELEMEM_DIRECT_THRESHOLD's lists may name)?  all
+ * gets every such name, "shm, window, ...", for a message. */
+bool tlm_backend_known_name(const char *s, size_t len, char *all, size_t n);
 int tlm_backend_stub_connect(tlm_transport_t *tp, int peer);
 int tlm_backend_stub_peer_alive(tlm_transport_t *tp, int peer);
 int tlm_backend_stub_check(const tlm_transport_params_t *p);

@@ -46,6 +46,28 @@ static int spec_lookup(const char *spec, const char *name, const char *alt,
     return found;
 }
 
+/* Names in a list spec that no transport or direct driver of this build
+ * has: a warning each (a typo would leave the default in force without a
+ * word; a name of a transport another build has is harmless). */
+static void warn_unknown(const char *var, const char *spec)
+{
+    if (!spec || !strchr(spec, ':'))
+        return;
+    for (const char *s = spec; *s;) {
+        size_t n = strcspn(s, ",");
+        const char *colon = memchr(s, ':', n);
+        char all[128];
+        if (colon &&
+            !tlm_backend_known_name(s, (size_t)(colon - s), all, sizeof(all)))
+            tlm_warn("%s names \"%.*s\", which is no transport or direct "
+                     "driver of this build (%s): its size is not used", var,
+                     (int)(colon - s), s, all);
+        s += n;
+        if (*s == ',')
+            s++;
+    }
+}
+
 int tlm_core_direct_check_config(const tlm_config_t *c)
 {
     size_t v;
@@ -66,6 +88,8 @@ int tlm_core_direct_check_config(const tlm_config_t *c)
                       ? c->DIRECT_THRESHOLD : c->DIRECT_ROW_THRESHOLD);
         return TELEMEM_ERR_CONFIG;
     }
+    warn_unknown("TELEMEM_DIRECT_THRESHOLD", c->DIRECT_THRESHOLD);
+    warn_unknown("TELEMEM_DIRECT_ROW_THRESHOLD", c->DIRECT_ROW_THRESHOLD);
     return TELEMEM_OK;
 }
 

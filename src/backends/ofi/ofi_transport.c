@@ -693,4 +693,5 @@ const tlm_backend_t tlm_ofi_backend = {
     .open = ofi_open,
     .available = ofi_available,
     .network = true,
+    .direct_name = "ofi-rma",
 };

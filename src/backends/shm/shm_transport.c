@@ -1465,4 +1465,5 @@ const tlm_backend_t tlm_shm_backend = {
     .check = shm_check,
     .query = shm_query,
     .open = shm_open_tp,
+    .direct_name = "window",
 };

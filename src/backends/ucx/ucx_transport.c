@@ -932,4 +932,5 @@ const tlm_backend_t tlm_ucx_backend = {
     .open = ucx_open,
     .available = ucx_available,
     .network = true,
+    .direct_name = "ucx-rma",
 };
