@@ -37,8 +37,9 @@ static const tlm_backend_t *const backends[] = {
     &tlm_loop_backend,
 };
 
-/* "shm, ofi, ucx": what TELEMEM_TRANSPORT may name in this build. */
-static void names(char *buf, size_t n)
+/* "shm, ofi, ucx": what TELEMEM_TRANSPORT may name in this build; with
+ * drivers, each followed by its direct driver's name ("shm, window, ..."). */
+static void names(char *buf, size_t n, bool drivers)
 {
     buf[0] = '\0';
     for (size_t i = 0; i < TLM_ARRAY_SIZE(backends); i++) {
@@ -46,24 +47,26 @@ static void names(char *buf, size_t n)
             continue;
         size_t l = strlen(buf);
         snprintf(buf + l, n - l, "%s%s", l ? ", " : "", backends[i]->name);
+        l = strlen(buf);
+        if (drivers && backends[i]->direct_name)
+            snprintf(buf + l, n - l, ", %s", backends[i]->direct_name);
     }
+}
+
+static bool name_is(const char *name, const char *s, size_t len)
+{
+    return name && strlen(name) == len && !strncmp(s, name, len);
 }
 
 bool tlm_backend_known_name(const char *s, size_t len, char *all, size_t n)
 {
-    bool known = false;
-    all[0] = '\0';
-    for (size_t i = 0; i < TLM_ARRAY_SIZE(backends); i++) {
-        if (backends[i] == &tlm_loop_backend)
-            continue;
-        const char *nm[2] = {backends[i]->name, backends[i]->direct_name};
-        for (int k = 0; k < 2 && nm[k]; k++) {
-            size_t l = strlen(all);
-            snprintf(all + l, n - l, "%s%s", l ? ", " : "", nm[k]);
-            known |= strlen(nm[k]) == len && !strncmp(s, nm[k], len);
-        }
-    }
-    return known;
+    names(all, n, true);
+    for (size_t i = 0; i < TLM_ARRAY_SIZE(backends); i++)
+        if (backends[i] != &tlm_loop_backend &&
+            (name_is(backends[i]->name, s, len) ||
+             name_is(backends[i]->direct_name, s, len)))
+            return true;
+    return false;
 }
 
 static const tlm_backend_t *by_name(const char *name)
@@ -91,7 +94,7 @@ int tlm_backend_check_config(const char *want, const tlm_transport_params_t *p)
 {
     if (strcmp(want, "auto") != 0 && !by_name(want)) {
         char have[128];
-        names(have, sizeof(have));
+        names(have, sizeof(have), false);
         bool known = !strcmp(want, "ofi") || !strcmp(want, "ucx");
         tlm_error("TELEMEM_TRANSPORT=\"%s\" is %s: expected auto or one of "
                   "this build's transports: %s", want,

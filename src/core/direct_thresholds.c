@@ -11,6 +11,31 @@
 
 /* ---- thresholds ----------------------------------------------------------- */
 
+/* The next entry "name:size" of a list spec at *sp ("a:32k,b:1m"): 1
+ * (*key, *kl its name, *v its size; *sp moves past it), 0 at the end, -1
+ * malformed. */
+static int spec_next(const char **sp, const char **key, size_t *kl,
+                     size_t *v)
+{
+    const char *s = *sp;
+    if (!*s)
+        return 0;
+    size_t n = strcspn(s, ",");
+    const char *colon = memchr(s, ':', n);
+    char val[64];
+    if (!colon || colon == s || (size_t)(s + n - colon - 1) >= sizeof(val))
+        return -1;
+    size_t vl = (size_t)(s + n - colon - 1);
+    memcpy(val, colon + 1, vl);
+    val[vl] = '\0';
+    if (tlm_util_parse_size(val, v) != 0)
+        return -1;
+    *key = s;
+    *kl = (size_t)(colon - s);
+    *sp = s + n + (s[n] == ',');
+    return 1;
+}
+
 /* Look name (or alt) up in spec: "64k" or "a:32k,b:1m".  1 found, 0 not,
  * -1 malformed. */
 static int spec_lookup(const char *spec, const char *name, const char *alt,
@@ -20,51 +45,34 @@ static int spec_lookup(const char *spec, const char *name, const char *alt,
         return 0;
     if (!strchr(spec, ':'))
         return tlm_util_parse_size(spec, out) == 0 ? 1 : -1;
-    const char *s = spec;
-    int found = 0;
-    while (*s) {
-        size_t n = strcspn(s, ",");
-        const char *colon = memchr(s, ':', n);
-        char val[64];
-        if (!colon || colon == s || (size_t)(s + n - colon - 1) >= sizeof(val))
-            return -1;
-        size_t kl = (size_t)(colon - s), vl = (size_t)(s + n - colon - 1);
-        memcpy(val, colon + 1, vl);
-        val[vl] = '\0';
-        size_t v;
-        if (tlm_util_parse_size(val, &v) != 0)
-            return -1;
-        if (!found && ((name && strlen(name) == kl && !strncmp(s, name, kl)) ||
-                       (alt && strlen(alt) == kl && !strncmp(s, alt, kl)))) {
+    const char *s = spec, *key;
+    size_t kl, v;
+    int found = 0, rc;
+    while ((rc = spec_next(&s, &key, &kl, &v)) > 0)
+        if (!found &&
+            ((name && strlen(name) == kl && !strncmp(key, name, kl)) ||
+             (alt && strlen(alt) == kl && !strncmp(key, alt, kl)))) {
             *out = v;
             found = 1;
         }
-        s += n;
-        if (*s == ',')
-            s++;
-    }
-    return found;
+    return rc < 0 ? -1 : found;
 }
 
-/* Names in a list spec that no transport or direct driver of this build
- * has: a warning each (a typo would leave the default in force without a
- * word; a name of a transport another build has is harmless). */
+/* Names in a well-formed list spec that no transport or direct driver of
+ * this build has: a warning each (a typo would leave the default in force
+ * without a word; a name of a transport another build has is harmless). */
 static void warn_unknown(const char *var, const char *spec)
 {
     if (!spec || !strchr(spec, ':'))
         return;
-    for (const char *s = spec; *s;) {
-        size_t n = strcspn(s, ",");
-        const char *colon = memchr(s, ':', n);
+    const char *s = spec, *key;
+    size_t kl, v;
+    while (spec_next(&s, &key, &kl, &v) > 0) {
         char all[128];
-        if (colon &&
-            !tlm_backend_known_name(s, (size_t)(colon - s), all, sizeof(all)))
+        if (!tlm_backend_known_name(key, kl, all, sizeof(all)))
             tlm_warn("%s names \"%.*s\", which is no transport or direct "
                      "driver of this build (%s): its size is not used", var,
-                     (int)(colon - s), s, all);
-        s += n;
-        if (*s == ',')
-            s++;
+                     (int)kl, key, all);
     }
 }
 
