@@ -156,9 +156,9 @@ struct tlm_transport {
     size_t zc_mapped_min; /* with zc_mapped: send_zc pays from this size
                            * for data the peer maps (0: never) */
     size_t zc_max_msg;   /* the piece a long send_zc payload is cut into,
-                          * may exceed max_msg; 0 = as other messages.  A
-                          * payload whose pieces would be too short to pay
-                          * (thresholds above it) goes as one message */
+                          * may exceed max_msg; 0 = as other messages.
+                          * Pieces too short to pay (thresholds above it)
+                          * double until they do (am's pump_op) */
     bool same_node_only; /* reaches only ranks on this node */
     bool silent_writes;  /* its direct driver writes into a peer's memory
                           * without waking the peer's sleeping waits

@@ -26,16 +26,11 @@ static long find_floor(uintptr_t addr)
     return ans;
 }
 
+/* The inline tlm_core_region_contains looked at the last-found region. */
 bool tlm_core_region_contains_slow(uintptr_t addr, size_t len)
 {
     if (tlm_util_range_wraps(addr, len))
         return false;
-    size_t last = tlm_core.last_region;
-    if (last < tlm_core.nregions) {
-        const tlm_region_t *r = &tlm_core.regions[last];
-        if (tlm_util_range_in(addr, len, r->base, r->end))
-            return true;
-    }
     long i = find_floor(addr);
     if (i < 0)
         return false;
