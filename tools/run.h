@@ -35,12 +35,13 @@
 #include <sched.h>
 
 #include "boot/boot_wire.h" /* shared with the client */
+#include "util/util.h"  /* tlm_util_now, tlm_util_poll_ms */
 
 /* A rank's connection to the key-value store. */
 typedef struct conn {
     int fd;
     int rank;          /* -1 until HELLO */
-    double since;      /* accepted at (run_now) */
+    double since;      /* accepted at (tlm_util_now) */
     int pending;       /* accepted, not joined (counted in J.npending) */
     unsigned char nonce[WIRE_NONCE]; /* the challenge sent to it */
     unsigned char *in; /* received bytes, in[in_off .. in_len) unparsed */
@@ -152,7 +153,6 @@ void run_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
         if (J.verbose)                                                     \
             run_say(__VA_ARGS__);                                          \
     } while (0)
-double run_now(void);
 void *run_xrealloc(void *p, size_t n);
 /* The first failure decides the exit status; every rank is told to go. */
 void run_end_job(int status);

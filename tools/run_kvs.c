@@ -133,7 +133,7 @@ static void conn_close(conn_t *c)
     rank_t *r = &J.ranks[c->rank];
     r->conn = NULL;
     if (!r->gone && !r->exited)
-        r->lost_at = run_now(); /* wait a little for its exit status */
+        r->lost_at = tlm_util_now(); /* wait a little for its exit status */
 }
 
 /* A request this launcher cannot take: say why and hang up. */
@@ -598,7 +598,7 @@ double run_conn_timers(double now)
 
 void run_accept(void)
 {
-    if (J.listen_pause > run_now())
+    if (J.listen_pause > tlm_util_now())
         return;
     for (;;) {
         int fd = accept4(J.listen_fd, NULL, NULL,
@@ -611,7 +611,7 @@ void run_accept(void)
                     drop_oldest_pending(); /* its descriptor is free now */
                     continue;
                 }
-                J.listen_pause = run_now() + 0.1;
+                J.listen_pause = tlm_util_now() + 0.1;
             } else if (errno != EAGAIN && errno != EWOULDBLOCK) {
                 run_say("accept: %s", strerror(errno));
             }
@@ -627,7 +627,7 @@ void run_accept(void)
         memset(c, 0, sizeof(*c));
         c->fd = fd;
         c->rank = -1;
-        c->since = run_now();
+        c->since = tlm_util_now();
         c->pending = 1;
         J.npending++;
         if (J.nconns == J.cap_conns) {

@@ -50,13 +50,6 @@ void run_say(const char *fmt, ...)
     (void)w;
 }
 
-double run_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 void *run_xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
@@ -430,7 +423,7 @@ void run_end_job(int status)
     if (J.terminating)
         return;
     J.terminating = 1;
-    J.term_at = run_now();
+    J.term_at = tlm_util_now();
     if (J.live > 0)
         verbose("ending the job: SIGTERM to %d running ranks", J.live);
     signal_groups(SIGTERM);
@@ -503,7 +496,7 @@ static void on_signal(int sig)
         if (!J.killed) {
             run_say("caught signal %d (%s) again, killing the job", sig,
                     strsignal(sig));
-            J.term_at = run_now() - KILL_GRACE; /* SIGKILL right away */
+            J.term_at = tlm_util_now() - KILL_GRACE; /* SIGKILL right away */
         }
         return;
     }
@@ -863,7 +856,7 @@ static double min_t(double a, double b)
 /* Time-driven steps; returns the next time something is due (0: none). */
 static double timers(void)
 {
-    double t = run_now(), next = 0;
+    double t = tlm_util_now(), next = 0;
     if (J.deadline > 0 && !J.terminating) {
         if (t >= J.deadline) {
             run_say("timeout: the job ran longer than %g s, ending it",
@@ -904,7 +897,7 @@ static int job_running(void)
 {
     if (J.live > 0)
         return 1;
-    double t = run_now();
+    double t = tlm_util_now();
     if (J.terminating && J.term_at + 2 * KILL_GRACE > t && groups_alive())
         return 1; /* children of ranks still dying */
     if (J.drain_until == 0)
@@ -920,7 +913,7 @@ static int run(void)
     while (job_running()) {
         double next = timers();
         if (J.live == 0) /* waiting for orphans or output: check often */
-            next = min_t(next, run_now() + 0.05);
+            next = min_t(next, tlm_util_now() + 0.05);
         size_t need = 2 + J.nconns + 2 * (size_t)J.n;
         if (need > cap) {
             cap = need;
@@ -931,7 +924,7 @@ static int run(void)
         pfd[k] = (struct pollfd){.fd = J.sig_fd, .events = POLLIN};
         src[k++] = (src_t){SRC_SIG, -1, NULL};
         pfd[k] = (struct pollfd){.fd = J.listen_fd,
-                                 .events = J.listen_pause > run_now()
+                                 .events = J.listen_pause > tlm_util_now()
                                                ? 0 : POLLIN};
         src[k++] = (src_t){SRC_LISTEN, -1, NULL};
         for (size_t i = 0; i < J.nconns; i++) {
@@ -954,10 +947,8 @@ static int run(void)
             }
         }
         int ms = -1;
-        if (next > 0) {
-            double left = next - run_now();
-            ms = left <= 0 ? 0 : (int)(left * 1000.0) + 1;
-        }
+        if (next > 0)
+            ms = tlm_util_poll_ms(next - tlm_util_now());
         int n = poll(pfd, k, ms);
         if (n < 0 && errno != EINTR) {
             run_say("poll: %s", strerror(errno));
@@ -1026,7 +1017,7 @@ int main(int argc, char **argv)
     verbose("job %s: %d ranks of %s, store at %s", J.jobid, J.n, J.path,
             J.addr);
     if (J.timeout > 0)
-        J.deadline = run_now() + J.timeout;
+        J.deadline = tlm_util_now() + J.timeout;
     for (int i = 0; i < J.n && !J.terminating; i++) {
         if (start_rank(i) < 0)
             run_end_job(EXIT_INTERNAL);

@@ -323,9 +323,7 @@ static int try_connect(const struct addrinfo *ai, double deadline)
         goto err;
     for (;;) {
         struct pollfd pfd = {.fd = fd, .events = POLLOUT};
-        double left = deadline - tlm_util_now();
-        int ms = left > 0 ? (int)(left * 1000.0) + 1 : 0;
-        int n = poll(&pfd, 1, ms);
+        int n = poll(&pfd, 1, tlm_util_poll_ms(deadline - tlm_util_now()));
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)

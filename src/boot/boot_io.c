@@ -20,12 +20,7 @@ static int ms_left(double deadline)
 {
     if (deadline <= 0)
         return -1;
-    double left = deadline - tlm_util_now();
-    if (left <= 0)
-        return 0;
-    if (left > 1e6)
-        return 1000000000;
-    return (int)(left * 1000.0) + 1;
+    return tlm_util_poll_ms(deadline - tlm_util_now());
 }
 
 int tlm_boot_io_wait(const tlm_boot_io_t *io, short events, double deadline,

@@ -55,6 +55,10 @@ int tlm_util_random_hex(char *out, size_t ndigits);
  * for every process of the machine). */
 double tlm_util_now(void);
 int64_t tlm_util_now_ns(void);
+/* The poll(2) timeout (ms) for left seconds until a deadline: 0 once it
+ * passed, rounded up, at most INT_MAX (a longer time, e.g. a timeout of a
+ * year, would not fit an int). */
+int tlm_util_poll_ms(double left);
 
 /* util_copy.c: the copy of the message path (see there why it is memcpy). */
 void tlm_util_copy(void *dst, const void *src, size_t n);

@@ -108,6 +108,10 @@ timeout)
     has "$T/err" "timeout"
     none_alive "$T"/pid.*
     run 124 -n 1 --timeout 0.5 sleep 30
+    # the longest timeouts allowed (a poll(2) timeout of that many ms does
+    # not fit an int): a job that joins and ends on its own is unaffected
+    TELEMEM_TIMEOUT=31536000 run 0 -n 2 --timeout 1000000000 "$R" kvs light
+    quick 20
     ;;
 keep-going)
     run 5 -n 4 --keep-going "$R" keepgoing "$T" 1 5
