@@ -11,11 +11,13 @@
  * block (pulled with memcpy by rank 1, which maps it) and writes
  * "shm-map <bytes> 0" (docs/shm.md). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "telemem.h"
 
@@ -144,20 +146,44 @@ static int write_profile(const char *path, const char *driver, size_t thr,
     size_t klen = 0;
     FILE *f = fopen(path, "r");
     if (f) {
-        char line[512];
-        while (fgets(line, sizeof(line), f)) {
-            char name[64];
-            if (line[0] == '#' || (sscanf(line, "%63s", name) == 1 &&
-                                   !strcmp(name, driver)))
+        char *line = NULL;
+        size_t cap = 0;
+        ssize_t len;
+        while ((len = getline(&line, &cap, f)) > 0) {
+            /* Drop comments and this driver's old line: its first word. */
+            size_t w = strcspn(line, " \t\n");
+            if (line[0] == '#' ||
+                (w == strlen(driver) && !strncmp(line, driver, w)))
                 continue;
-            keep = realloc(keep, klen + strlen(line) + 1);
-            memcpy(keep + klen, line, strlen(line) + 1);
-            klen += strlen(line);
+            bool nl = line[len - 1] == '\n'; /* the last may lack one */
+            char *k = realloc(keep, klen + (size_t)len + 2);
+            if (!k) {
+                fprintf(stderr, "telemem-calibrate: out of memory\n");
+                free(line);
+                free(keep);
+                fclose(f);
+                return 1;
+            }
+            keep = k;
+            memcpy(keep + klen, line, (size_t)len);
+            klen += (size_t)len;
+            if (!nl)
+                keep[klen++] = '\n';
+            keep[klen] = '\0';
         }
+        free(line);
         fclose(f);
     }
+    /* Written beside it and renamed over it (below): a job starting
+     * meanwhile reads the old profile or the new one, never half of one. */
+    char tmp[4096], dir[4096];
+    if (snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid()) >=
+        (int)sizeof(tmp)) {
+        fprintf(stderr, "telemem-calibrate: %s: path too long\n", path);
+        free(keep);
+        return 1;
+    }
     /* mkdir -p of the profile's directory. */
-    char dir[512];
     snprintf(dir, sizeof(dir), "%s", path);
     for (char *p = dir + 1; *p; p++) {
         if (*p != '/')
@@ -171,9 +197,9 @@ static int write_profile(const char *path, const char *driver, size_t thr,
         }
         *p = '/';
     }
-    f = fopen(path, "w");
+    f = fopen(tmp, "w");
     if (!f) {
-        fprintf(stderr, "telemem-calibrate: %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "telemem-calibrate: %s: %s\n", tmp, strerror(errno));
         free(keep);
         return 1;
     }
@@ -184,7 +210,15 @@ static int write_profile(const char *path, const char *driver, size_t thr,
         fputs(keep, f);
     fprintf(f, "%s %zu %zu\n", driver, thr, row);
     free(keep);
-    return fclose(f) != 0;
+    errno = 0;
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+        fprintf(stderr, "telemem-calibrate: writing %s: %s\n", path,
+                strerror(errno ? errno : EIO));
+        unlink(tmp);
+        return 1;
+    }
+    return 0;
 }
 
 /* The crossover of pulled times tc against copied ones ac to the profile
