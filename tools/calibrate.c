@@ -150,10 +150,14 @@ static int write_profile(const char *path, const char *driver, size_t thr,
         size_t cap = 0;
         ssize_t len;
         while ((len = getline(&line, &cap, f)) > 0) {
-            /* Drop comments and this driver's old line: its first word. */
-            size_t w = strcspn(line, " \t\n");
+            /* Drop comments and this driver's old lines: their first word
+             * after blanks, as the library reads it (util_profile.c; it
+             * takes the first line of a name, so an old one kept would
+             * win over the new one written last). */
+            const char *n = line + strspn(line, " \t");
+            size_t w = strcspn(n, " \t\r\n");
             if (line[0] == '#' ||
-                (w == strlen(driver) && !strncmp(line, driver, w)))
+                (w == strlen(driver) && !strncmp(n, driver, w)))
                 continue;
             bool nl = line[len - 1] == '\n'; /* the last may lack one */
             char *k = realloc(keep, klen + (size_t)len + 2);
