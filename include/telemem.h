@@ -441,7 +441,8 @@ typedef struct telemem_wait {
 
 /**
  * One turn of a wait in the caller's own loop, for a condition a put or an
- * active-message handler will make true (a flag in registered memory):
+ * active-message handler will make true (a flag in registered memory;
+ * one that another thread makes true by itself needs telemem_wait_wake()):
  *
  *     telemem_wait_t w = TELEMEM_WAIT_INIT(peer);
  *     while (!*flag)
@@ -464,6 +465,21 @@ typedef struct telemem_wait {
  *         TELEMEM_ERR_TRANSPORT
  */
 TELEMEM_API int telemem_wait_poll(telemem_wait_t *w);
+
+/**
+ * Wake every thread of this process that waits in Telemem (in
+ * telemem_wait_poll() or a blocking call), so that it returns to look at
+ * its condition again.  A sleeping wait ends when something arrives for
+ * this rank; a condition that another thread of this process makes true
+ * without Telemem (a flag in its own memory, an entry in a queue under a
+ * mutex) arrives from nowhere, so the thread that made it true calls this
+ * afterwards, or the waiter may sleep until its next liveness check
+ * (TELEMEM_LIVENESS_INTERVAL).  Cheap where no thread sleeps (an atomic
+ * add); callable from any thread, also inside an active-message handler.
+ * @retval TELEMEM_OK
+ * @retval TELEMEM_ERR_NOT_INITIALIZED
+ */
+TELEMEM_API int telemem_wait_wake(void);
 
 /**
  * Whether rank @p rank is still running, for programs that wait in their

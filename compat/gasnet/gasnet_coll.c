@@ -168,6 +168,9 @@ static void send_to(const char *what, struct gasnete_coll_team *t, int rank,
 {
     if (node_of(t, rank) == (gasnet_node_t)tlm_gasnet.mynode) {
         pend_add(t->id, seq, me_of(t), rank, data, len);
+        /* The image that takes it is another thread of this process: no
+         * message wakes it where it sleeps in a wait. */
+        telemem_wait_wake();
         return;
     }
     uint32_t args[4] = {t->id, seq, (uint32_t)me_of(t), (uint32_t)rank};

@@ -67,6 +67,15 @@ int telemem_wait_poll(telemem_wait_t *w)
     return tlm_core_wait_user_step(w);
 }
 
+/* No lock: the wake-up is atomics and eventfd writes (core_wait.c). */
+int telemem_wait_wake(void)
+{
+    if (!tlm_core.initialized)
+        return TELEMEM_ERR_NOT_INITIALIZED;
+    tlm_core_wait_notify();
+    return TELEMEM_OK;
+}
+
 int telemem_rank_alive(int rank)
 {
     TLM_API_GUARD();

@@ -43,6 +43,7 @@ static void all_not_initialized(const char *when)
     E(telemem_fence(0), NI);
     E(telemem_barrier(), NI);
     E(telemem_poll(), NI);
+    E(telemem_wait_wake(), NI);
     E(telemem_put_nb(0, buf, buf + 8, 8, &h), NI);
     E(telemem_get_nb(0, buf, buf + 8, 8, &h), NI);
     E(telemem_wait(&h), NI);
@@ -378,6 +379,7 @@ int main(int argc, char **argv)
         TT_ASSERT(last == TELEMEM_AM_MAX_HANDLERS - 1, "last id %d", last);
     }
 
+    TT_CHECK(telemem_wait_wake()); /* no thread waits: nothing to do */
     TT_CHECK(telemem_barrier());
     TT_CHECK(telemem_finalize());
     tt_me = -1;

@@ -2,7 +2,10 @@
  * threads per node, each an image (gasnet_coll_init with an images
  * array), run broadcast, scatter, gather, gather_all, exchange (LOCAL
  * addresses, blocking and _nb), reduce and scan, and named team barriers
- * with GASNET_BARRIERFLAG_IMAGES; every result is checked. */
+ * with GASNET_BARRIERFLAG_IMAGES; every result is checked.  Argument:
+ * the number of rounds (default 5); many rounds under TELEMEM_WAIT=block
+ * check that an image handing data to another thread of its node wakes
+ * it (each hand-off otherwise waited out a sleep). */
 #include <pthread.h>
 
 #include <gasnet_coll.h>
@@ -10,7 +13,11 @@
 #include "gt.h"
 
 #define T 4
-#define ROUNDS 5
+static int rounds = 5;
+/* The threads of a node meet here outside GASNet, as GASNet's own testcoll
+ * does between its tests: a thread that handed data to another image and
+ * then waits here makes no call that would wake that image. */
+static pthread_barrier_t node_bar;
 
 static int images;
 static int failed;
@@ -54,12 +61,13 @@ static void *image_main(void *arg)
                 GASNET_COLL_OUT_MYSYNC;
     int64_t *buf = calloc((size_t)images, sizeof(int64_t));
     int64_t *out = calloc((size_t)images, sizeof(int64_t));
-    for (int round = 0; round < ROUNDS; round++) {
+    for (int round = 0; round < rounds; round++) {
         int root = (round * 3 + 1) % images;
         int64_t v = me * 1000 + round, got = -1;
         gasnet_coll_broadcast(GASNET_TEAM_ALL, &got, (gasnet_image_t)root,
                               &v, sizeof v, flags);
         CHECK(got == root * 1000 + round, "broadcast: %lld", (long long)got);
+        pthread_barrier_wait(&node_bar);
         for (int i = 0; i < images; i++)
             buf[i] = me * 100000 + i;
         gasnet_coll_wait_sync(gasnet_coll_scatter_nb(
@@ -105,7 +113,11 @@ static void *image_main(void *arg)
 int main(int argc, char **argv)
 {
     gt_start(&argc, &argv, "gt_parcoll", NULL, 0, GASNET_PAGESIZE);
+    if (argc > 1)
+        rounds = atoi(argv[1]);
+    GT_ASSERT(rounds > 0, "usage: gt_parcoll [ROUNDS > 0]");
     images = gt_n * T;
+    GT_ASSERT(pthread_barrier_init(&node_bar, NULL, T) == 0, "barrier");
     pthread_t th[T];
     for (int t = 0; t < T; t++)
         GT_ASSERT(pthread_create(&th[t], NULL, image_main,
