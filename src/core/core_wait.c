@@ -97,6 +97,9 @@ static struct {
     int online;             /* CPUs of the node */
     bool static_over;       /* more ranks on the node than CPUs */
     bool own_cpus;          /* this process is bound to its share of them */
+    int share;              /* CPUs of its affinity mask */
+    _Atomic int app_waiters; /* application threads that reached a clock
+                              * check in a wait, ever (spin_budget) */
     int64_t slice_ns;       /* the scheduler's time slice for this thread */
     _Atomic bool over;      /* last sample: more runnable threads than CPUs */
     _Atomic int64_t next_sample;
@@ -132,6 +135,7 @@ typedef struct {
     unsigned silent_sleeps; /* user-wait sleeps in a row (SILENT_BACKOFF) */
     int64_t yield_spent;    /* CPU of yields no one else used (yield_turn) */
     bool progress; /* the progress thread */
+    bool counted;  /* in W.app_waiters */
 } tstate_t;
 static _Thread_local tstate_t T
     __attribute__((tls_model("initial-exec"))) = {.efd = -1};
@@ -324,9 +328,10 @@ int tlm_core_wait_setup(const char *value, int nlocal)
     W.online = on > 0 ? (int)on : 1;
     W.static_over = nlocal > W.online;
     cpu_set_t aff;
-    W.own_cpus = !W.static_over &&
-                 sched_getaffinity(0, sizeof(aff), &aff) == 0 &&
-                 (long)CPU_COUNT(&aff) * nlocal <= W.online;
+    W.share = sched_getaffinity(0, sizeof(aff), &aff) == 0 ? CPU_COUNT(&aff)
+                                                             : W.online;
+    W.own_cpus = !W.static_over && (long)W.share * nlocal <= W.online;
+    atomic_store(&W.app_waiters, 0);
     W.slice_ns = sched_slice();
     atomic_store(&W.over, W.static_over);
     atomic_store(&W.next_sample, 0);
@@ -476,10 +481,16 @@ static int64_t spin_budget(void)
      * core only with other programs: its spin takes nothing from the rank
      * it waits for, and its sleep costs up to a time slice (a woken thread
      * waits for the task that took the core to use its slice), so it
-     * spins for as long as a slice.  Else (ranks share cores, or this is
-     * the progress thread, which shares its core with the application) a
-     * spin takes the core from the thread it waits for: none. */
-    return W.own_cpus && !T.progress ? W.slice_ns : 0;
+     * spins for as long as a slice.  Else (ranks share cores; this is
+     * the progress thread, which shares its core with the application;
+     * or more of the rank's threads have waited than its share has CPUs,
+     * so they may wait for each other there) a spin takes the core from
+     * the thread it waits for: none. */
+    return W.own_cpus && !T.progress &&
+                   atomic_load_explicit(&W.app_waiters,
+                                        memory_order_relaxed) <= W.share
+               ? W.slice_ns
+               : 0;
 }
 
 /* ---- waking other threads ----------------------------------------------- */
@@ -876,6 +887,11 @@ static int idle_turn(tlm_wait_t *w, bool user)
         int64_t now = tlm_util_now_ns();
         if (k == SPIN_CLOCK || T.t0 == 0)
             T.t0 = now;
+        if (TLM_UNLIKELY(!T.counted) && !T.progress) {
+            T.counted = true;
+            atomic_fetch_add_explicit(&W.app_waiters, 1,
+                                      memory_order_relaxed);
+        }
         if (W.mode == TLM_WAIT_AUTO)
             sample_load(now);
         int rc = clock_checks(w, now);
