@@ -160,6 +160,9 @@ bool tlm_core_lock_mine(void);
 /* Release the lock completely (returns the depth) / take it back. */
 int tlm_core_lock_release_all(void);
 void tlm_core_lock_reacquire(int depth);
+/* TELEMEM_PROGRESS_CPU names a CPU of this machine (checked before the
+ * job is joined): TELEMEM_OK or TELEMEM_ERR_CONFIG (logged). */
+int tlm_core_thread_check_config(const tlm_config_t *c);
 int tlm_core_thread_start(void);
 void tlm_core_thread_stop(void);
 /* An application thread's wait goes to sleep: it no longer counts as

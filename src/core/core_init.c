@@ -233,6 +233,8 @@ static int check_settings(const tlm_config_t *c)
         rc = tlm_core_direct_check_config(c);
     if (rc == TELEMEM_OK)
         rc = tlm_core_wait_check_config(c->WAIT);
+    if (rc == TELEMEM_OK)
+        rc = tlm_core_thread_check_config(c);
     return rc;
 }
 

@@ -5,6 +5,7 @@
  * sleeps until a sender rings the transport's doorbell; it naps while an
  * application thread is inside the library and polls itself). */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -176,6 +177,18 @@ static void *progress_main(void *arg)
     return NULL;
 }
 
+int tlm_core_thread_check_config(const tlm_config_t *c)
+{
+    long n = sysconf(_SC_NPROCESSORS_CONF);
+    if (c->PROGRESS_THREAD && c->PROGRESS_CPU >= 0 && n > 0 &&
+        c->PROGRESS_CPU >= n) {
+        tlm_error("TELEMEM_PROGRESS_CPU=%ld: this machine has no such CPU "
+                  "(CPUs 0-%ld)", (long)c->PROGRESS_CPU, n - 1);
+        return TELEMEM_ERR_CONFIG;
+    }
+    return TELEMEM_OK;
+}
+
 int tlm_core_thread_start(void)
 {
     atomic_store(&stop, false);
@@ -190,6 +203,15 @@ int tlm_core_thread_start(void)
     }
     int e = pthread_create(&thread, &attr, progress_main, NULL);
     pthread_attr_destroy(&attr);
+    if (e == EINVAL && cpu >= 0) {
+        /* The pinning: a CPU outside the process's cpuset (one outside
+         * its affinity mask alone is allowed; a CPU the machine does not
+         * have was refused before the job was joined). */
+        tlm_error("TELEMEM_PROGRESS_CPU=%ld: cannot pin the progress thread "
+                  "there (no such CPU, or not allowed to this process; "
+                  "%ld CPUs online)", cpu, sysconf(_SC_NPROCESSORS_ONLN));
+        return TELEMEM_ERR_CONFIG;
+    }
     if (e != 0) {
         tlm_error("cannot start the progress thread: %s", strerror(e));
         return TELEMEM_ERR_NO_MEMORY;
