@@ -35,6 +35,8 @@ typedef struct tlm_core_peer {
     bool direct_busy;
     bool am_reads;
     bool left;            /* it sent LEAVE: gone for every wait */
+    bool dead;            /* a direct driver found it dead (a transport
+                           * may not notice: ofi sees no receive side) */
 } tlm_core_peer_t;
 
 /* unflushed, flush_sent, flush_acked, nbi_gets and am_reads are written

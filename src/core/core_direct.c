@@ -80,6 +80,12 @@ int tlm_core_direct_settle(int rank)
         int rc = d->ops->flush(d, rank);
         if (rc == TELEMEM_OK)
             break;
+        if (rc == TELEMEM_ERR_PEER_DEAD && !cp->dead) {
+            /* Remembered for every later wait on it and for finalize. */
+            tlm_error("rank %d has died (its direct path failed)", rank);
+            cp->dead = true;
+            tlm_core.peer_gone = true;
+        }
         if (rc != TELEMEM_ERR_AGAIN)
             return rc;
         if (d->ops->progress)

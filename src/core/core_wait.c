@@ -558,7 +558,7 @@ int tlm_core_check_alive(int peer)
             tlm_core.peer_gone = true;
             return TELEMEM_ERR_PEER_DEAD;
         }
-        if (tlm_am_peer_alive(r) != TELEMEM_OK) {
+        if (tlm_core.peers[r].dead || tlm_am_peer_alive(r) != TELEMEM_OK) {
             tlm_error("rank %d has died", r);
             tlm_core.peer_gone = true;
             return TELEMEM_ERR_PEER_DEAD;
