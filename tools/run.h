@@ -156,6 +156,9 @@ void run_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *run_xrealloc(void *p, size_t n);
 /* The first failure decides the exit status; every rank is told to go. */
 void run_end_job(int status);
+/* A rank died (killed, or exited with a non-zero status): its number is
+ * added to the store's "telemem.gone" list, which survivors read. */
+void run_kvs_note_dead(int rank);
 
 /* run_bind.c: decide J.bind and J.bind_set (after the options); the CPU
  * of rank r on this host, or -1. */

@@ -193,6 +193,21 @@ static void fail_fences(void)
     J.in_fence = 0;
 }
 
+void run_kvs_note_dead(int rank)
+{
+    /* "telemem.gone": the ranks that died, comma-separated, which the
+     * survivors' liveness checks read (tlm_boot_dead): a transport may not
+     * see a death that a rank only waits on (ofi). */
+    static char list[WIRE_MAX_VAL];
+    static size_t n;
+    int w = snprintf(list + n, sizeof(list) - n, "%s%d", n ? "," : "", rank);
+    if (w < 0 || (size_t)w >= sizeof(list) - n)
+        return; /* thousands of deaths: the rest are seen by their fences */
+    n += (size_t)w;
+    static const char key[] = "telemem.gone";
+    kv_put(key, sizeof(key) - 1, list, n + 1);
+}
+
 void run_mark_gone(int rank, const char *fmt, ...)
 {
     rank_t *r = &J.ranks[rank];

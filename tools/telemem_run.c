@@ -449,6 +449,7 @@ static void rank_exited(int rank)
                                        : WEXITSTATUS(r->wstatus);
     if (code != 0 && !J.terminating) {
         run_say("%s", what);
+        run_kvs_note_dead(rank);
         if (J.final_status < 0)
             J.final_status = code;
         if (!J.keep_going)

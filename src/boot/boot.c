@@ -55,6 +55,7 @@ struct tlm_boot {
     int fence_state; /* FENCE_* below */
     int fence_result;
     unsigned stale;  /* replies still due for GETs/ABORTs that timed out */
+    bool dead_unknown; /* tlm_boot_dead asks no more (the store failed) */
     unsigned char *in;
     size_t in_len;
     const tlm_boot_adapter_ops_t *ad_ops;
@@ -691,6 +692,24 @@ int tlm_boot_size(const tlm_boot_t *b)
 const char *tlm_boot_jobid(const tlm_boot_t *b)
 {
     return b ? b->jobid : "";
+}
+
+int tlm_boot_dead(tlm_boot_t *b, char *buf, size_t cap)
+{
+    if (!b || b->ad || b->fd < 0 || b->dead_unknown || cap < 2)
+        return 0;
+    size_t len = 0;
+    int rc = tlm_boot_get(b, "telemem.gone", buf, cap - 1, &len);
+    if (rc == TELEMEM_ERR_NOT_FOUND)
+        return 0;
+    if (rc != TELEMEM_OK) {
+        tlm_debug("kvs: the launcher's list of dead ranks is not readable; "
+                  "not asked again");
+        b->dead_unknown = true;
+        return 0;
+    }
+    buf[TLM_MIN(len, cap - 1)] = '\0';
+    return 1;
 }
 
 bool tlm_boot_launched(const tlm_boot_t *b)

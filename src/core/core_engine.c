@@ -309,10 +309,8 @@ static int flush_test(int rank, int *done)
         for (int r = lo; r < hi; r++) {
             if (r == tlm_core.rank || peer_complete(&tlm_core.peers[r]))
                 continue;
-            if (tlm_am_peer_alive(r) != TELEMEM_OK) {
-                tlm_error("rank %d has died", r);
-                return TELEMEM_ERR_PEER_DEAD;
-            }
+            if (tlm_core_check_alive(r) != TELEMEM_OK)
+                return TELEMEM_ERR_PEER_DEAD; /* logged */
         }
     }
     *done = 0;

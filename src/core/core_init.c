@@ -86,8 +86,9 @@ int telemem_rank_alive(int rank)
         return rc;
     if (rank == tlm_core.rank)
         return TELEMEM_OK;
-    return tlm_am_peer_alive(rank) == TELEMEM_OK ? TELEMEM_OK
-                                                 : TELEMEM_ERR_PEER_DEAD;
+    return !tlm_core.peers[rank].dead && tlm_am_peer_alive(rank) == TELEMEM_OK
+               ? TELEMEM_OK
+               : TELEMEM_ERR_PEER_DEAD;
 }
 
 /* ---- start-up ------------------------------------------------------------- */
