@@ -56,6 +56,7 @@ struct tlm_boot {
     int fence_result;
     unsigned stale;  /* replies still due for GETs/ABORTs that timed out */
     bool dead_unknown; /* tlm_boot_dead asks no more (the store failed) */
+    char *dead_list;   /* tlm_boot_dead's answer, WIRE_MAX_VAL + 1 bytes */
     unsigned char *in;
     size_t in_len;
     const tlm_boot_adapter_ops_t *ad_ops;
@@ -558,6 +559,7 @@ static void boot_free(tlm_boot_t *b)
         free(b->kv[i].val);
     }
     free(b->kv);
+    free(b->dead_list);
     free(b->in);
     free(b);
 }
@@ -694,22 +696,27 @@ const char *tlm_boot_jobid(const tlm_boot_t *b)
     return b ? b->jobid : "";
 }
 
-int tlm_boot_dead(tlm_boot_t *b, char *buf, size_t cap)
+const char *tlm_boot_dead(tlm_boot_t *b)
 {
-    if (!b || b->ad || b->fd < 0 || b->dead_unknown || cap < 2)
-        return 0;
+    if (!b || b->ad || b->fd < 0 || b->dead_unknown)
+        return NULL;
+    if (!b->dead_list && !(b->dead_list = malloc(WIRE_MAX_VAL + 1))) {
+        b->dead_unknown = true;
+        return NULL;
+    }
     size_t len = 0;
-    int rc = tlm_boot_get(b, "telemem.gone", buf, cap - 1, &len);
+    int rc = tlm_boot_get(b, "telemem.gone", b->dead_list, WIRE_MAX_VAL,
+                          &len);
     if (rc == TELEMEM_ERR_NOT_FOUND)
-        return 0;
+        return NULL;
     if (rc != TELEMEM_OK) {
         tlm_debug("kvs: the launcher's list of dead ranks is not readable; "
                   "not asked again");
         b->dead_unknown = true;
-        return 0;
+        return NULL;
     }
-    buf[TLM_MIN(len, cap - 1)] = '\0';
-    return 1;
+    b->dead_list[TLM_MIN(len, (size_t)WIRE_MAX_VAL)] = '\0';
+    return b->dead_list;
 }
 
 bool tlm_boot_launched(const tlm_boot_t *b)

@@ -57,10 +57,11 @@ int tlm_boot_fence(tlm_boot_t *b);
 int tlm_boot_get(tlm_boot_t *b, const char *key, void *buf, size_t cap,
                       size_t *len_p);
 /* The ranks telemem-run saw die (killed, or a non-zero exit), as text
- * "3,7" in buf: 1, or 0 when none did or the store cannot say (PMIx, PMI,
- * a singleton; after a failed read it is not asked again).  A round trip
- * to the launcher: for liveness checks, not for fast paths. */
-int tlm_boot_dead(tlm_boot_t *b, char *buf, size_t cap);
+ * "3,7" (valid until the next call), or NULL when none did or the store
+ * cannot say (PMIx, PMI, a singleton; after a failed read it is not asked
+ * again).  A round trip to the launcher: for liveness checks, not for
+ * fast paths. */
+const char *tlm_boot_dead(tlm_boot_t *b);
 /* Ask the launcher to end the whole job with this exit status (a fatal
  * error in this rank).  Returns; the launcher then kills the job. */
 void tlm_boot_abort(tlm_boot_t *b, int exit_status, const char *why);

@@ -35,8 +35,9 @@ typedef struct tlm_core_peer {
     bool direct_busy;
     bool am_reads;
     bool left;            /* it sent LEAVE: gone for every wait */
-    bool dead;            /* a direct driver found it dead (a transport
-                           * may not notice: ofi sees no receive side) */
+    bool dead;            /* dead by a direct driver's failure or the
+                           * launcher's list (tlm_boot_dead), which a
+                           * transport may not see: ofi */
 } tlm_core_peer_t;
 
 /* unflushed, flush_sent, flush_acked, nbi_gets and am_reads are written

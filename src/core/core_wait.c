@@ -544,25 +544,20 @@ void tlm_core_wait_init(tlm_wait_t *w, int peer)
     w->rank = peer;
 }
 
-/* Is peer (every rank when < 0) alive and still in the job?  A rank that
- * left (LEAVE: its finalize gave up) counts as dead: it answers nothing
- * more.  Either is remembered for finalize. */
 /* The launcher's list of dead ranks (tlm_boot_dead) into the peers' dead
  * flags: a transport may not see a death that this rank only waits on
  * (ofi: docs/transports.md). */
 static void read_dead_list(void)
 {
-    static char list[65537]; /* the store's largest value, and a NUL */
-    static double next;      /* one read per liveness interval */
+    static double next; /* one read per liveness interval */
     if (!tlm_core.boot)
         return;
     double now = tlm_util_now();
     if (now < next)
         return;
     next = now + tlm_core.cfg.LIVENESS_INTERVAL;
-    if (!tlm_boot_dead(tlm_core.boot, list, sizeof(list)))
-        return;
-    for (const char *p = list; *p;) {
+    const char *list = tlm_boot_dead(tlm_core.boot);
+    for (const char *p = list; p && *p;) {
         char *end;
         long r = strtol(p, &end, 10);
         if (end == p)
@@ -573,6 +568,9 @@ static void read_dead_list(void)
     }
 }
 
+/* Is peer (every rank when < 0) alive and still in the job?  A rank that
+ * left (LEAVE: its finalize gave up) counts as dead: it answers nothing
+ * more.  Either is remembered for finalize. */
 int tlm_core_check_alive(int peer)
 {
     int lo = peer < 0 ? 0 : peer, hi = peer < 0 ? tlm_core.nranks : peer + 1;
