@@ -478,6 +478,23 @@ void tlm_am_wait_want(void)
             tlm_am.tps[i]->ops->wait_want(tlm_am.tps[i]);
 }
 
+void tlm_am_kick(int peer)
+{
+    if (peer < 0 || peer >= tlm_am.nranks)
+        return;
+    tlm_transport_t *tp = tlm_am.peers[peer].tp;
+    if (tp && tp->ops->kick)
+        tp->ops->kick(tp, peer);
+}
+
+_Atomic uint32_t *tlm_am_kick_word(void)
+{
+    for (int i = 0; i < tlm_am.ntps; i++)
+        if (tlm_am.tps[i]->ops->kick_word)
+            return tlm_am.tps[i]->ops->kick_word(tlm_am.tps[i]);
+    return NULL;
+}
+
 int64_t tlm_am_wait_disarm(void)
 {
     int64_t rung = 0;

@@ -32,9 +32,9 @@ TLM_CONFIG(LIVENESS_INTERVAL, SECONDS, "0.5", "0.01..60",
 TLM_CONFIG(WAIT, STRING, "auto", "auto|spin|yield|block",
            "How a waiting rank spends its time: auto (spin for as long as a sleep and wake-up costs here, measured at start and then from the job's own wake-ups, then yield as long, then sleep until a message arrives; no spin while the node has more runnable threads than CPUs or while spinning does not pay), spin (poll without pause), yield (spin, then yield the core between polls, never sleep) or block (sleep as soon as a poll finds nothing); docs/wait.md")
 TLM_CONFIG(PROGRESS_THREAD, BOOL, "off", "",
-           "on: a thread per process serves requests while the application does not call Telemem (it sleeps when idle; senders wake it)")
+           "on: a thread per process serves requests while the application does not call Telemem (it sleeps when idle; a peer waiting for it wakes it)")
 TLM_CONFIG(PROGRESS_CPU, INT, "-1", "-1..1023",
-           "Pin the progress thread to this CPU; -1 = let the kernel place it")
+           "Pin the progress thread to this CPU; -1 = let the kernel place it on any CPU of the node")
 TLM_CONFIG(LOG_LEVEL, LOGLEVEL, "warn", "",
            "Log level: error, warn, info, debug, trace, data")
 TLM_CONFIG(LOG_FILE, STRING, "", "*",

@@ -8,6 +8,7 @@
 #ifndef TLM_CORE_H
 #define TLM_CORE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -104,6 +105,9 @@ typedef struct tlm_core {
                       * wait for the others (the job cannot complete) */
     bool in_handler;
     bool locking;       /* threads: every entry point takes the big lock */
+    bool biased;        /* a progress thread beside one application thread
+                         * at a time: entry points announce themselves
+                         * instead (core_thread.c, "Biased") */
     int thread_level;   /* TELEMEM_THREAD_* */
     int rank, nranks;
     tlm_config_t cfg;
@@ -151,9 +155,11 @@ static inline tlm_op_t *tlm_core_op(uint32_t idx)
 }
 
 /* ---- threads (core_thread.c) ----------------------------------------------
- * With TELEMEM_THREAD_MULTIPLE or a progress thread, every public entry
- * point holds one recursive process-wide lock (TLM_API_GUARD, released by
- * the compiler's cleanup at every return); waits drop it between polls.
+ * With TELEMEM_THREAD_MULTIPLE (or a progress thread where membarrier()
+ * is missing), every public entry point holds one recursive process-wide
+ * lock (TLM_API_GUARD, released by the compiler's cleanup at every
+ * return); waits drop it between polls.  With a progress thread beside
+ * one application thread at a time the guard is biased (below).
  * Otherwise the guard is one predictable branch. */
 void tlm_core_lock_slow(void);
 void tlm_core_unlock_slow(void);
@@ -166,6 +172,9 @@ void tlm_core_lock_reacquire(int depth);
 /* TELEMEM_PROGRESS_CPU names a CPU of this machine (checked before the
  * job is joined): TELEMEM_OK or TELEMEM_ERR_CONFIG (logged). */
 int tlm_core_thread_check_config(const tlm_config_t *c);
+/* Can the progress thread run biased (membarrier's private expedited
+ * barrier registered)?  Then set tlm_core.biased before starting it. */
+bool tlm_core_bias_setup(void);
 int tlm_core_thread_start(void);
 void tlm_core_thread_stop(void);
 /* An application thread's wait goes to sleep: it no longer counts as
@@ -174,24 +183,73 @@ void tlm_core_thread_stop(void);
 bool tlm_core_thread_app_sleep(void);
 void tlm_core_thread_app_wake(bool counted);
 
+/* Biased (a progress thread, thread level below MULTIPLE): the
+ * application thread inside the library says so in *tlm_core_bias_in (a
+ * plain store, no atomic instruction; the transport's kick word
+ * TLM_KICK_INSIDE, where peers see it, else a word of this process), and
+ * the progress thread serves only while it is outside: it sets
+ * tlm_core_bias_pt, then makes every thread of the process issue a memory
+ * barrier (membarrier), then looks at *tlm_core_bias_in; an entry that
+ * finds tlm_core_bias_pt set waits until it is clear
+ * (tlm_core_bias_wait).  tlm_core_bias_entries counts outermost
+ * entries (the progress thread leaves an application that calls the
+ * library alone).  Depth counts nested entries per thread; the progress
+ * thread's starts at TLM_BIAS_THREAD_DEPTH so that its calls never
+ * announce. */
+extern _Atomic uint32_t *tlm_core_bias_in;
+extern _Atomic uint32_t tlm_core_bias_pt, tlm_core_bias_entries;
+extern _Thread_local unsigned tlm_core_bias_depth
+    __attribute__((tls_model("initial-exec")));
+#define TLM_BIAS_THREAD_DEPTH (1u << 30)
+void tlm_core_bias_wait(void);
+
+static inline void tlm_core_bias_enter(void)
+{
+    if (tlm_core_bias_depth++ != 0)
+        return;
+    atomic_store_explicit(tlm_core_bias_in, 1, memory_order_relaxed);
+    /* The progress thread's membarrier() orders this store before the
+     * load below where it matters: a compiler barrier suffices here. */
+    atomic_signal_fence(memory_order_seq_cst);
+    if (TLM_UNLIKELY(atomic_load_explicit(&tlm_core_bias_pt,
+                                          memory_order_acquire)))
+        tlm_core_bias_wait();
+    atomic_store_explicit(
+        &tlm_core_bias_entries,
+        atomic_load_explicit(&tlm_core_bias_entries, memory_order_relaxed) + 1,
+        memory_order_relaxed);
+}
+
+static inline void tlm_core_bias_leave(void)
+{
+    if (--tlm_core_bias_depth == 0)
+        atomic_store_explicit(tlm_core_bias_in, 0, memory_order_release);
+}
+
+enum { TLM_GUARD_NONE = 0, TLM_GUARD_LOCK, TLM_GUARD_BIAS };
 typedef struct tlm_guard {
-    bool held;
+    unsigned char held; /* TLM_GUARD_* */
 } tlm_guard_t;
 
 static inline tlm_guard_t tlm_guard_enter(void)
 {
-    tlm_guard_t g = {false};
+    tlm_guard_t g = {TLM_GUARD_NONE};
     if (TLM_UNLIKELY(tlm_core.locking)) {
         tlm_core_lock_slow();
-        g.held = true;
+        g.held = TLM_GUARD_LOCK;
+    } else if (TLM_UNLIKELY(tlm_core.biased)) {
+        tlm_core_bias_enter();
+        g.held = TLM_GUARD_BIAS;
     }
     return g;
 }
 
 static inline void tlm_guard_leave(tlm_guard_t *g)
 {
-    if (TLM_UNLIKELY(g->held))
+    if (TLM_UNLIKELY(g->held == TLM_GUARD_LOCK))
         tlm_core_unlock_slow();
+    else if (TLM_UNLIKELY(g->held == TLM_GUARD_BIAS))
+        tlm_core_bias_leave();
 }
 
 /* First line of every public function that touches library state. */

@@ -261,6 +261,30 @@ int telemem_initialize_thread(int *argc, char ***argv, int required,
     return rc;
 }
 
+/* Threads: the lock under THREAD_MULTIPLE; with a progress thread beside
+ * one application thread at a time, the biased guard (core.h) where
+ * membarrier() allows, else the lock.  The guard is held until initialize
+ * returns (the progress thread starts before). */
+static int start_threads(int level, const tlm_config_t *c)
+{
+    if (level != TELEMEM_THREAD_MULTIPLE && !c->PROGRESS_THREAD)
+        return TELEMEM_OK;
+    tlm_guard_t g = {TLM_GUARD_LOCK};
+    if (level != TELEMEM_THREAD_MULTIPLE && tlm_core_bias_setup()) {
+        tlm_core.biased = true;
+        g.held = TLM_GUARD_BIAS;
+        tlm_core_bias_enter();
+    } else {
+        tlm_core.locking = true;
+        tlm_core_lock_slow();
+    }
+    int rc = c->PROGRESS_THREAD ? tlm_core_thread_start() : TELEMEM_OK;
+    tlm_guard_leave(&g);
+    if (rc != TELEMEM_OK)
+        tlm_core.locking = tlm_core.biased = false;
+    return rc;
+}
+
 static int initialize(int level, bool progress_thread)
 {
     if (tlm_core.initialized)
@@ -334,19 +358,10 @@ static int initialize(int level, bool progress_thread)
     if (rc != TELEMEM_OK)
         goto err;
     tlm_core.initialized = true;
-    if (level == TELEMEM_THREAD_MULTIPLE || c->PROGRESS_THREAD) {
-        tlm_core_lock_slow(); /* held until initialize returns */
-        tlm_core.locking = true;
-        if (c->PROGRESS_THREAD) {
-            rc = tlm_core_thread_start();
-            if (rc != TELEMEM_OK) {
-                tlm_core.locking = false;
-                tlm_core_unlock_slow();
-                tlm_core.initialized = false;
-                goto err;
-            }
-        }
-        tlm_core_unlock_slow();
+    rc = start_threads(level, c);
+    if (rc != TELEMEM_OK) {
+        tlm_core.initialized = false;
+        goto err;
     }
     if (c->PRINT_CONFIG && tlm_core.rank == 0)
         tlm_util_log_block("telemem " TLM_VERSION " configuration:\n",

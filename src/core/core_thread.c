@@ -1,21 +1,30 @@
 /* core_thread.c - threads: the process-wide recursive lock that entry
- * points take under TELEMEM_THREAD_MULTIPLE or with a progress thread, and
- * the optional progress thread that serves requests while the application
- * does not call Telemem (it waits as core_wait.c says: spins briefly, then
- * sleeps until a sender rings the transport's doorbell; it naps while an
- * application thread is inside the library and polls itself). */
+ * points take under TELEMEM_THREAD_MULTIPLE, the biased guard's slow half
+ * (a progress thread beside one application thread at a time: core.h),
+ * and the optional progress thread that serves requests while the
+ * application does not call Telemem.  Biased, it sleeps until a peer's
+ * wait kicks it or its tick comes and serves only while the application is
+ * outside the library and has not called it since the last tick; beside
+ * THREAD_MULTIPLE it waits as core_wait.c says (sleeps until a sender
+ * rings the transport's doorbell; it naps while an application thread is
+ * inside the library and polls itself).  docs/wait.md, "The progress
+ * thread". */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <linux/membarrier.h>
 #include <linux/futex.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/core_wait.h"
+#include "core/core_wait_cal.h"
 
 static pthread_mutex_t big_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uintptr_t owner; /* the holding thread's token, 0 if free */
@@ -122,6 +131,195 @@ static pthread_t thread;
 static bool running;
 static _Atomic bool stop;
 
+/* ---- biased: the guard's slow half and the thread's turn ------------------
+ * The application pays a plain store and a load per call (core.h).  The
+ * progress thread sleeps on its kick word (transport.h, kick: a peer's
+ * wait that needs this rank's CPU and stopped spinning bumps it) for a
+ * tick, TICK_MIN doubling up to TICK_MAX while ticks find nothing to do.
+ * Woken, it serves when the application is outside the library and, unless
+ * kicked, has not entered it since the last tick (an application that
+ * calls the library serves its requests itself, in its own cache and
+ * without a wake-up): a program that waits on plain loads of its memory,
+ * or computes for long, still sees every request applied. */
+static _Atomic uint32_t own_words[TLM_KICK_WORDS]; /* no transport's */
+_Atomic uint32_t *tlm_core_bias_in = &own_words[TLM_KICK_INSIDE];
+_Atomic uint32_t tlm_core_bias_pt, tlm_core_bias_entries;
+_Thread_local unsigned tlm_core_bias_depth
+    __attribute__((tls_model("initial-exec")));
+static _Atomic uint32_t bias_waiting; /* application threads in bias_wait */
+static _Atomic uint32_t *kick_word; /* TLM_KICK_WORDS (transport.h) */
+static bool kick_shared;            /* kick_word is in shared memory */
+
+#define TICK_MIN_NS 100000L
+#define TICK_MAX_NS 10000000L
+#define LINGER_NS 0
+#define SLICE_NS 100000
+
+bool tlm_core_bias_setup(void)
+{
+    static int registered; /* 1 yes, -1 no: a process registers once */
+    if (registered == 0)
+        registered = syscall(SYS_membarrier,
+                             MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0,
+                             0) == 0
+                         ? 1
+                         : -1;
+    if (registered < 0)
+        tlm_debug("membarrier (private expedited) not available: the "
+                  "progress thread takes the lock beside the application");
+    kick_word = tlm_am_kick_word();
+    kick_shared = kick_word != NULL;
+    if (!kick_word)
+        kick_word = own_words;
+    tlm_core_bias_in = &kick_word[TLM_KICK_INSIDE];
+    atomic_store(tlm_core_bias_in, 0);
+    atomic_store(&tlm_core_bias_pt, 0);
+    tlm_core_bias_depth = 0;
+    return registered > 0;
+}
+
+/* An entry found the progress thread serving: wait until it stops (it
+ * looks at tlm_core_bias_in between polls and leaves within one). */
+void tlm_core_bias_wait(void)
+{
+    atomic_fetch_add(&bias_waiting, 1); /* pairs with bias_release */
+    while (atomic_load_explicit(&tlm_core_bias_pt, memory_order_acquire)) {
+        struct timespec ts = {0, 1000000};
+        tlm_core_futex(&tlm_core_bias_pt, FUTEX_WAIT_PRIVATE, 1, &ts);
+    }
+    atomic_fetch_sub(&bias_waiting, 1);
+}
+
+static void bias_release(void)
+{
+    atomic_exchange(&tlm_core_bias_pt, 0); /* release, and a full fence */
+    if (atomic_load(&bias_waiting))
+        tlm_core_futex(&tlm_core_bias_pt, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+}
+
+/* Take the library from an application that is outside it; false if one
+ * is inside. */
+static bool bias_acquire(void)
+{
+    atomic_store_explicit(&tlm_core_bias_pt, 1, memory_order_relaxed);
+    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+    if (atomic_load_explicit(tlm_core_bias_in, memory_order_acquire) == 0)
+        return true;
+    bias_release();
+    return false;
+}
+
+/* Serve while the application stays outside: how many messages.  After
+ * a message it polls on for LINGER_NS: a sender that waits for the room
+ * or the answer this made sends again within that (a long accumulate
+ * comes in ring-sized pieces), and a tick would cost it as much again. */
+static int bias_serve(void)
+{
+    if (!bias_acquire())
+        return 0;
+    int total = 0, n;
+    int64_t last = 0;
+    while ((n = tlm_core_progress()) >= 0) {
+        if (atomic_load_explicit(tlm_core_bias_in, memory_order_relaxed) ||
+            atomic_load_explicit(&stop, memory_order_relaxed))
+            break;
+        if (n > 0) {
+            total += n;
+            last = 0;
+            continue;
+        }
+        if (total == 0)
+            break;
+        int64_t now = tlm_util_now_ns();
+        if (last == 0)
+            last = now;
+        else if (now - last > LINGER_NS)
+            break;
+    }
+    bias_release();
+    return n < 0 ? n : total;
+}
+
+/* Sleep on the kick word for at most ns: true if kicked. */
+static bool bias_sleep(long ns)
+{
+    _Atomic uint32_t *w = kick_word;
+    atomic_store(&w[TLM_KICK_LISTEN], 1); /* then read: pairs with kick */
+    uint32_t v = atomic_load(&w[TLM_KICK_COUNT]);
+    if (atomic_load_explicit(&stop, memory_order_acquire)) {
+        atomic_store(&w[TLM_KICK_LISTEN], 0);
+        return false;
+    }
+    struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
+    long r = syscall(SYS_futex, &w[TLM_KICK_COUNT],
+                     kick_shared ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE, v, &ts,
+                     NULL, 0);
+    atomic_store(&w[TLM_KICK_LISTEN], 0);
+    return r == 0 || atomic_load(&w[TLM_KICK_COUNT]) != v;
+}
+
+/* Unpinned (TELEMEM_PROGRESS_CPU=-1), the thread may run on any CPU of
+ * the node, not only on those of its rank's binding (launchers bind a rank
+ * to its core): it serves requests while its rank computes or spins in
+ * another library's wait on that core, and a core whose rank sleeps in a
+ * wait is where it runs at once (2 ranks bound to 2 cores, a strided
+ * accumulate to a rank spinning in MPI_Barrier: waits of 2-4 ms when the
+ * thread had to take its rank's core, measured 2026-11-28).  The kernel
+ * keeps it within the process's cpuset. */
+static void any_cpu(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (long c = 0; c < n && c < CPU_SETSIZE; c++)
+        CPU_SET((int)c, &set);
+    if (n > 0 && sched_setaffinity(0, sizeof(set), &set) != 0)
+        tlm_debug("progress thread: stays on its rank's CPUs (%s)",
+                  strerror(errno));
+}
+
+/* Ask the scheduler for its shortest time slice (Linux 6.12+: EEVDF
+ * honours sched_runtime for SCHED_OTHER; older kernels refuse or ignore
+ * it): the thread runs for microseconds when it runs, and with a short
+ * slice a wake-up gets the core soon instead of waiting behind a task
+ * that computes (or spins in another library's wait) for a whole base
+ * slice. */
+static void short_slice(void)
+{
+    int e = tlm_core_wait_set_slice(SLICE_NS);
+    if (e != 0)
+        tlm_debug("progress thread: no short time slice (%s)", strerror(e));
+}
+
+static void bias_main(void)
+{
+    long tick = TICK_MIN_NS;
+    uint32_t seen = atomic_load(&tlm_core_bias_entries);
+    while (!atomic_load_explicit(&stop, memory_order_acquire)) {
+        bool kicked = bias_sleep(tick);
+        uint32_t e = atomic_load_explicit(&tlm_core_bias_entries,
+                                          memory_order_relaxed);
+        bool called = e != seen;
+        seen = e;
+        int n = 0;
+        if ((kicked || !called) &&
+            !atomic_load_explicit(tlm_core_bias_in, memory_order_relaxed))
+            n = bias_serve();
+        if (n < 0) /* transport failure: the application sees it too */
+            break;
+        tick = n > 0 ? TICK_MIN_NS : TLM_MIN(2 * tick, TICK_MAX_NS);
+    }
+}
+
+static void bias_stop(void)
+{
+    _Atomic uint32_t *w = kick_word;
+    atomic_fetch_add(&w[TLM_KICK_COUNT], 1);
+    syscall(SYS_futex, &w[TLM_KICK_COUNT],
+            kick_shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, INT_MAX, NULL,
+            NULL, 0);
+}
+
 /* Naps while application threads are inside: NAP_MIN_NS, doubling up to
  * NAP_MAX_NS while they stay.  A request that arrives after the
  * application left the library for good (to compute, or into another
@@ -156,7 +354,15 @@ static void *progress_main(void *arg)
     tlm_wait_t w;
     tlm_core_wait_init(&w, -1);
     tls_progress = true;
+    tlm_core_bias_depth = TLM_BIAS_THREAD_DEPTH;
     prctl(PR_SET_TIMERSLACK, 1000UL); /* naps of tens of us, not +50 us */
+    if (tlm_core.cfg.PROGRESS_CPU < 0)
+        any_cpu();
+    if (tlm_core.biased) {
+        short_slice();
+        bias_main();
+        return NULL;
+    }
     long nap_ns = NAP_MIN_NS;
     while (!atomic_load_explicit(&stop, memory_order_acquire)) {
         if (atomic_load_explicit(&app_inside, memory_order_relaxed) > 0) {
@@ -227,10 +433,19 @@ void tlm_core_thread_stop(void)
     if (!running)
         return;
     atomic_store_explicit(&stop, true, memory_order_release);
+    if (tlm_core.biased)
+        bias_stop();
     tlm_core_wait_wake_all();
     tlm_core_futex(&app_inside, FUTEX_WAKE_PRIVATE, 1, NULL); /* ends a nap */
     int d = tlm_core_lock_release_all();
     pthread_join(thread, NULL);
     tlm_core_lock_reacquire(d);
     running = false;
+    if (tlm_core.biased) {
+        /* The transport's word goes with its memory at teardown; the
+         * caller's guard leaves through this process's own. */
+        atomic_store(&own_words[TLM_KICK_INSIDE],
+                     atomic_load(tlm_core_bias_in));
+        tlm_core_bias_in = &own_words[TLM_KICK_INSIDE];
+    }
 }

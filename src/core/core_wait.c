@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "core/core_wait.h"
+#include "core/core_wait_cal.h"
 
 /* Phase of a wait, in the top bits of w->idle; the low bits count the
  * empty polls of the phase.  ARMED: the transports were armed and the
@@ -35,17 +36,15 @@
 enum { PH_SPIN = 0, PH_YIELD = 1, PH_BLOCK = 2, PH_ARMED = 3 };
 #define PH_SHIFT 24
 #define COUNT_MASK ((1 << PH_SHIFT) - 1)
-#define PHASE(w) ((unsigned)(w)->idle >> PH_SHIFT)
-#define SET_PHASE(w, ph) ((w)->idle = (int)((unsigned)(ph) << PH_SHIFT))
+/* The wait kicked its peer (kick_check) in this idle streak. */
+#define KICKED (1u << 30)
+#define PHASE(w) (((unsigned)(w)->idle >> PH_SHIFT) & 3u)
+#define SET_PHASE(w, ph)                                                    \
+    ((w)->idle = (int)(((unsigned)(w)->idle & KICKED) |                     \
+                       (unsigned)(ph) << PH_SHIFT))
 /* Empty polls between two looks at the clock while spinning: a wait
  * answered within that many polls never reads the clock. */
 #define SPIN_CLOCK 64u
-/* Bounds of the measured cost of a sleep and wake-up, the spin budget: a
- * loaded machine's measurement (a wake-up that waited for a CPU) must not
- * make a rank spin for milliseconds. */
-#define BLOCK_NS_MIN 1000
-#define BLOCK_NS_MAX 100000
-#define BLOCK_NS_GUESS 10000 /* when it cannot be measured */
 /* The wake-up costs a sleeper meets later (wake_sample): the median of
  * the last WAKE_SAMPLES, once WAKE_SEEN came, replaces the start-up
  * measurement, up to WAKE_NS_MAX (a virtual CPU idle for long wakes
@@ -72,12 +71,6 @@ enum { PH_SPIN = 0, PH_YIELD = 1, PH_BLOCK = 2, PH_ARMED = 3 };
 #define YIELD_LONG ((int64_t)250000)
 #define YIELD_BAD_MIN ((int64_t)50000000)
 #define YIELD_BAD_MAX ((int64_t)1000000000)
-/* Bounds of the scheduler's time slice (sched_slice), and the figure when
- * it cannot be read (Linux's EEVDF base slice: 0.75 ms x (1 + log2 CPUs),
- * at most 8 CPUs counted). */
-#define SLICE_MIN ((int64_t)100000)
-#define SLICE_MAX ((int64_t)10000000)
-#define SLICE_GUESS ((int64_t)3000000)
 /* How often auto looks at the number of runnable threads of the node. */
 #define SAMPLE_NS 10000000
 /* The progress thread's longest sleep (it has no timeout to watch). */
@@ -143,12 +136,6 @@ static pthread_key_t efd_key; /* closes a thread's eventfd at its exit */
 static bool efd_key_ok;
 static pthread_once_t efd_once = PTHREAD_ONCE_INIT;
 
-long tlm_core_futex(_Atomic uint32_t *w, int op, uint32_t val,
-                    const struct timespec *ts)
-{
-    return syscall(SYS_futex, (uint32_t *)(uintptr_t)w, op, val, ts, NULL, 0);
-}
-
 /* ---- set-up ------------------------------------------------------------- */
 
 static const char *const mode_names[] = {"auto", "spin", "yield", "block"};
@@ -170,155 +157,6 @@ int tlm_core_wait_check_config(const char *value)
     return TELEMEM_ERR_CONFIG;
 }
 
-/* The cost of a sleep and wake-up here, two ways (each the median of
- * CAL_ROUNDS, at most 20 ms spent):
- * - measure_wake, the spin budget: the waiting thread sleeps on a futex
- *   until a thread on another CPU wakes it, after a pause long enough for
- *   the sleeper's CPU to go idle, as a wait's sleep goes (a virtual CPU
- *   then leaves the host, and waking it costs far more: 21-50 us on the
- *   project's 2-core VM, where the ping-pong below measures 2.4-4 us);
- * - measure_block, the yield phase's bounds: a futex ping-pong between two
- *   threads, a wake-up where no CPU goes idle (ranks that share cores). */
-static _Atomic uint32_t cal_word;
-static _Atomic int64_t cal_woke_at;
-#define CAL_ROUNDS 15
-#define CAL_PAUSE_NS 200000
-
-static void *cal_helper(void *arg)
-{
-    int cpu = (int)(intptr_t)arg;
-    if (cpu >= 0) {
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(cpu, &set);
-        (void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-    }
-    for (uint32_t i = 1; i <= CAL_ROUNDS; i++) {
-        struct timespec ts = {0, CAL_PAUSE_NS};
-        nanosleep(&ts, NULL);
-        if (atomic_load(&cal_word) == UINT32_MAX)
-            break;
-        atomic_store(&cal_woke_at, tlm_util_now_ns());
-        atomic_store(&cal_word, i);
-        tlm_core_futex(&cal_word, FUTEX_WAKE_PRIVATE, 1, NULL);
-    }
-    return NULL;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* A CPU other than the caller's for the waker: one this process may use,
- * else any online one (a rank bound to one CPU is woken from another);
- * -1 with a single CPU. */
-static int other_cpu(void)
-{
-    int me = sched_getcpu();
-    cpu_set_t aff;
-    if (sched_getaffinity(0, sizeof(aff), &aff) == 0)
-        for (int c = 0; c < CPU_SETSIZE; c++)
-            if (c != me && CPU_ISSET(c, &aff))
-                return c;
-    long on = sysconf(_SC_NPROCESSORS_ONLN);
-    return on > 1 ? (me + 1) % (int)on : -1;
-}
-
-static void *pong_helper(void *arg)
-{
-    (void)arg;
-    for (uint32_t i = 0; i < CAL_ROUNDS; i++) {
-        uint32_t v;
-        while ((v = atomic_load(&cal_word)) < 2 * i + 1)
-            tlm_core_futex(&cal_word, FUTEX_WAIT_PRIVATE, v, NULL);
-        if (v == UINT32_MAX)
-            break;
-        atomic_store(&cal_word, 2 * i + 2);
-        tlm_core_futex(&cal_word, FUTEX_WAKE_PRIVATE, 1, NULL);
-    }
-    return NULL;
-}
-
-static int64_t measure_block(void)
-{
-    pthread_t th;
-    atomic_store(&cal_word, 0);
-    if (pthread_create(&th, NULL, pong_helper, NULL) != 0)
-        return BLOCK_NS_GUESS;
-    int64_t rtt[CAL_ROUNDS], start = tlm_util_now_ns();
-    uint32_t i;
-    for (i = 0; i < CAL_ROUNDS && tlm_util_now_ns() - start < 20000000; i++) {
-        int64_t t = tlm_util_now_ns();
-        atomic_store(&cal_word, 2 * i + 1);
-        tlm_core_futex(&cal_word, FUTEX_WAKE_PRIVATE, 1, NULL);
-        uint32_t v;
-        while ((v = atomic_load(&cal_word)) < 2 * i + 2)
-            tlm_core_futex(&cal_word, FUTEX_WAIT_PRIVATE, v, NULL);
-        rtt[i] = tlm_util_now_ns() - t;
-    }
-    if (i < CAL_ROUNDS) {
-        atomic_store(&cal_word, UINT32_MAX);
-        tlm_core_futex(&cal_word, FUTEX_WAKE_PRIVATE, 1, NULL);
-    }
-    pthread_join(th, NULL);
-    if (i == 0) /* preempted for the whole budget: no sample */
-        return BLOCK_NS_GUESS;
-    qsort(rtt, i, sizeof(rtt[0]), cmp_i64);
-    int64_t b = rtt[i / 2] / 2;
-    return TLM_MIN(TLM_MAX(b, BLOCK_NS_MIN), BLOCK_NS_MAX);
-}
-
-static int64_t measure_wake(void)
-{
-    pthread_t th;
-    atomic_store(&cal_word, 0);
-    if (pthread_create(&th, NULL, cal_helper,
-                       (void *)(intptr_t)other_cpu()) != 0)
-        return BLOCK_NS_GUESS;
-    int64_t lat[CAL_ROUNDS], start = tlm_util_now_ns();
-    uint32_t i;
-    for (i = 0; i < CAL_ROUNDS && tlm_util_now_ns() - start < 20000000; i++) {
-        uint32_t v;
-        while ((v = atomic_load(&cal_word)) < i + 1) {
-            struct timespec ts = {0, 20000000};
-            tlm_core_futex(&cal_word, FUTEX_WAIT_PRIVATE, v, &ts);
-            if (tlm_util_now_ns() - start >= 20000000)
-                break;
-        }
-        if (v < i + 1)
-            break;
-        lat[i] = tlm_util_now_ns() - atomic_load(&cal_woke_at);
-    }
-    atomic_store(&cal_word, UINT32_MAX);
-    pthread_join(th, NULL);
-    if (i == 0) /* preempted for the whole budget: no sample */
-        return BLOCK_NS_GUESS;
-    qsort(lat, i, sizeof(lat[0]), cmp_i64);
-    int64_t b = lat[i / 2];
-    return TLM_MIN(TLM_MAX(b, BLOCK_NS_MIN), BLOCK_NS_MAX);
-}
-
-/* The scheduler's time slice for this thread (sched_getattr's runtime
- * for SCHED_OTHER: EEVDF's base slice, or a slice the program chose). */
-static int64_t sched_slice(void)
-{
-    struct {
-        uint32_t size, policy;
-        uint64_t flags;
-        int32_t nice;
-        uint32_t prio;
-        uint64_t runtime, deadline, period;
-    } a;
-    memset(&a, 0, sizeof(a));
-    int64_t s = 0;
-    if (syscall(SYS_sched_getattr, 0, &a, (unsigned)sizeof(a), 0) == 0 &&
-        a.policy == SCHED_OTHER)
-        s = (int64_t)a.runtime;
-    return TLM_MIN(TLM_MAX(s > 0 ? s : SLICE_GUESS, SLICE_MIN), SLICE_MAX);
-}
-
 int tlm_core_wait_setup(const char *value, int nlocal)
 {
     W.mode = parse_mode(value);
@@ -332,7 +170,7 @@ int tlm_core_wait_setup(const char *value, int nlocal)
                                                              : W.online;
     W.own_cpus = !W.static_over && (long)W.share * nlocal <= W.online;
     atomic_store(&W.app_waiters, 0);
-    W.slice_ns = sched_slice();
+    W.slice_ns = tlm_core_wait_sched_slice();
     atomic_store(&W.over, W.static_over);
     atomic_store(&W.next_sample, 0);
     W.loadavg_fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
@@ -342,8 +180,9 @@ int tlm_core_wait_setup(const char *value, int nlocal)
         return TELEMEM_ERR_NO_MEMORY;
     }
     bool cal = W.mode == TLM_WAIT_AUTO || W.mode == TLM_WAIT_YIELD;
-    W.block_ns = cal ? measure_block() : BLOCK_NS_GUESS;
-    atomic_store(&W.wake_ns, cal ? TLM_MAX(measure_wake(), W.block_ns)
+    W.block_ns = cal ? tlm_core_wait_measure_block() : BLOCK_NS_GUESS;
+    atomic_store(&W.wake_ns, cal ? TLM_MAX(tlm_core_wait_measure_wake(),
+                                            W.block_ns)
                                  : BLOCK_NS_GUESS);
     W.nwake = 0;
     atomic_store(&W.spin_ns, atomic_load(&W.wake_ns));
@@ -461,7 +300,7 @@ static void wake_sample(int64_t ns)
     unsigned n = TLM_MIN(W.nwake, (unsigned)WAKE_SAMPLES);
     int64_t v[WAKE_SAMPLES];
     memcpy(v, W.wake_seen, n * sizeof(v[0]));
-    qsort(v, n, sizeof(v[0]), cmp_i64);
+    qsort(v, n, sizeof(v[0]), tlm_core_wait_cmp_i64);
     int64_t cap = TLM_MIN(TLM_MAX(v[n / 2], W.block_ns), WAKE_NS_MAX);
     int64_t old = atomic_exchange(&W.wake_ns, cap);
     int64_t s = atomic_load(&W.spin_ns);
@@ -469,8 +308,19 @@ static void wake_sample(int64_t ns)
         atomic_store(&W.spin_ns, cap);
 }
 
+/* The progress thread (beside THREAD_MULTIPLE) neither spins nor yields
+ * unless pinned to a CPU of its own: elsewhere it shares a core with an
+ * application thread, and a yield to one that computes loses a time
+ * slice. */
+static bool thread_sleeps_at_once(void)
+{
+    return T.progress && tlm_core.cfg.PROGRESS_CPU < 0;
+}
+
 static int64_t spin_budget(void)
 {
+    if (thread_sleeps_at_once())
+        return 0;
     if (W.mode == TLM_WAIT_SPIN)
         return INT64_MAX;
     if (W.mode == TLM_WAIT_YIELD)
@@ -664,6 +514,8 @@ static void pause_turn(bool yield)
 /* One yield turn at now; false: the wait sleeps instead. */
 static bool yield_turn(int64_t now)
 {
+    if (thread_sleeps_at_once())
+        return false;
     if (W.mode == TLM_WAIT_YIELD) {
         pause_turn(true);
         return true;
@@ -694,7 +546,7 @@ static bool yield_turn(int64_t now)
 
 static bool may_take_token(void)
 {
-    return T.progress || !tlm_core.cfg.PROGRESS_THREAD;
+    return T.progress || !tlm_core.cfg.PROGRESS_THREAD || tlm_core.biased;
 }
 
 /* Returns tlm_am_wait_disarm's figure: when a peer rang (0: unknown). */
@@ -893,6 +745,21 @@ static int sleep_turn(tlm_wait_t *w, int ms, bool user)
     return rc;
 }
 
+/* A wait for one rank that has lasted as long as waking a sleeper costs
+ * here (or that stops spinning: force) asks that rank's progress thread
+ * to serve it (transport.h, kick: nothing happens unless the rank has one
+ * and its application is outside the library), once per idle streak: the
+ * request may sit there until its application calls the library. */
+static void kick_check(tlm_wait_t *w, int64_t now, bool force)
+{
+    if (w->rank < 0 || ((unsigned)w->idle & KICKED) ||
+        (!force && now - T.t0 < atomic_load_explicit(&W.wake_ns,
+                                                     memory_order_relaxed)))
+        return;
+    w->idle = (int)((unsigned)w->idle | KICKED);
+    tlm_am_kick(w->rank);
+}
+
 /* ---- one turn ----------------------------------------------------------- */
 
 /* Nothing came.  Spin (looking at the clock every SPIN_CLOCK polls), yield,
@@ -903,7 +770,7 @@ static int idle_turn(tlm_wait_t *w, bool user)
                                 COUNT_MASK;
     if (k == 0) /* wrapped: keep looking at the clock every SPIN_CLOCK */
         k = 2 * SPIN_CLOCK;
-    w->idle = (int)(ph << PH_SHIFT | k);
+    w->idle = (int)(((unsigned)w->idle & KICKED) | ph << PH_SHIFT | k);
     if (ph == PH_SPIN && W.mode != TLM_WAIT_BLOCK) {
         if (k % SPIN_CLOCK) {
             pause_turn(false);
@@ -920,8 +787,10 @@ static int idle_turn(tlm_wait_t *w, bool user)
         if (W.mode == TLM_WAIT_AUTO)
             sample_load(now);
         int rc = clock_checks(w, now);
+        kick_check(w, now, false);
         if (rc != TELEMEM_OK || now - T.t0 < spin_budget())
             return rc;
+        kick_check(w, now, true);
         SET_PHASE(w, PH_YIELD);
         T.t0 = now;
         T.yield_spent = 0;
@@ -932,6 +801,7 @@ static int idle_turn(tlm_wait_t *w, bool user)
     if (rc != TELEMEM_OK)
         return rc;
     if (ph == PH_YIELD || (ph == PH_SPIN && W.mode == TLM_WAIT_BLOCK)) {
+        kick_check(w, now, true);
         if (ph == PH_YIELD && yield_turn(now))
             return TELEMEM_OK;
         SET_PHASE(w, PH_BLOCK);

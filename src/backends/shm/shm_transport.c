@@ -20,6 +20,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <linux/futex.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <sched.h>
@@ -100,7 +101,8 @@ typedef struct shm_seg_hdr {
     uint32_t magic, version;
     int32_t rank, nlocal;
     uint64_t seg_size, buf_size, buf_count, ring_cells;
-    uint64_t off_doorbell, off_active, off_rings, ring_stride, off_slot_state;
+    uint64_t off_doorbell, off_kick, off_active, off_rings, ring_stride;
+    uint64_t off_slot_state;
     uint64_t off_bufs;
     uint32_t mb_ok;      /* registered for membarrier's global expedited
                           * barrier (the doorbell protocol, docs/shm.md) */
@@ -119,6 +121,7 @@ enum { BELL_AWAKE = 0, BELL_SLEEPING = 1, BELL_RUNG = 2 };
 typedef struct shm_map {
     shm_seg_hdr_t *hdr;
     _Atomic uint32_t *doorbell;   /* see BELL_* */
+    _Atomic uint32_t *kick;       /* the kick words (transport.h), own line */
     _Atomic uint64_t *active;     /* bitmap of local senders with traffic */
     char *rings;                  /* ring of local index i at i*stride */
     _Atomic uint32_t *slot_state; /* 1 = in flight, 0 = free */
@@ -229,7 +232,8 @@ static void layout(shm_seg_hdr_t *h, int nlocal, size_t buf_size,
     h->buf_count = buf_count;
     h->ring_cells = cells;
     h->off_doorbell = TLM_ALIGN_UP(sizeof(*h), CELL_SIZE);
-    h->off_active = h->off_doorbell + CELL_SIZE;
+    h->off_kick = h->off_doorbell + CELL_SIZE;
+    h->off_active = h->off_kick + CELL_SIZE;
     h->off_rings = TLM_ALIGN_UP(h->off_active + nwords * 8, pg);
     h->ring_stride = TLM_ALIGN_UP(sizeof(shm_ring_t) + cells * CELL_SIZE, pg);
     h->off_slot_state = h->off_rings + (size_t)nlocal * h->ring_stride;
@@ -242,6 +246,7 @@ static void map_fill(shm_map_t *m, void *base)
     shm_seg_hdr_t *h = base;
     m->hdr = h;
     m->doorbell = (_Atomic uint32_t *)(void *)((char *)base + h->off_doorbell);
+    m->kick = (_Atomic uint32_t *)(void *)((char *)base + h->off_kick);
     m->active = (_Atomic uint64_t *)(void *)((char *)base + h->off_active);
     m->rings = (char *)base + h->off_rings;
     m->slot_state =
@@ -425,6 +430,32 @@ static void space_slow(shm_transport_t *st, shm_peer_t *p)
 {
     atomic_store_explicit(&p->in->want_space, 0, memory_order_relaxed);
     ring_slow(st, p);
+}
+
+/* A wait of this process needs rank's CPU: wake its progress thread if
+ * it sleeps on its kick words while its application is outside the
+ * library (transport.h: the bump, then the look at the listener flag; the
+ * listener sets its flag, then reads the word). */
+static void shm_kick(tlm_transport_t *tp, int rank)
+{
+    shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
+    int l = rank >= 0 && rank < st->nranks ? st->local_of_rank[rank] : -1;
+    if (l < 0 || l == st->my_local || !st->maps[l].kick)
+        return;
+    _Atomic uint32_t *w = st->maps[l].kick;
+    if (!atomic_load_explicit(&w[TLM_KICK_LISTEN], memory_order_relaxed) ||
+        atomic_load_explicit(&w[TLM_KICK_INSIDE], memory_order_relaxed))
+        return;
+    atomic_fetch_add(&w[TLM_KICK_COUNT], 1);
+    if (atomic_load(&w[TLM_KICK_LISTEN]))
+        (void)syscall(SYS_futex, &w[TLM_KICK_COUNT], FUTEX_WAKE, 1, NULL,
+                      NULL, 0);
+}
+
+static _Atomic uint32_t *shm_kick_word(tlm_transport_t *tp)
+{
+    shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
+    return st->maps[st->my_local].kick;
 }
 
 /* The window driver wrote into rank's memory. */
@@ -1046,6 +1077,8 @@ static int64_t shm_wait_disarm(tlm_transport_t *tp)
 }
 
 static const tlm_transport_ops_t shm_ops = {
+    .kick = shm_kick,
+    .kick_word = shm_kick_word,
     .wait_arm = shm_wait_arm,
     .wait_disarm = shm_wait_disarm,
     .wait_want = shm_wait_want,
@@ -1062,6 +1095,8 @@ static const tlm_transport_ops_t shm_ops = {
 
 /* Where membarrier() cannot order the senders' stores (st->fence). */
 static const tlm_transport_ops_t shm_ops_fenced = {
+    .kick = shm_kick,
+    .kick_word = shm_kick_word,
     .wait_arm = shm_wait_arm,
     .wait_disarm = shm_wait_disarm,
     .wait_want = shm_wait_want,
