@@ -155,12 +155,13 @@ int tlm_am_wait_arm(int *fds, int max, bool *bounded);
 int64_t tlm_am_wait_disarm(void);
 /* A thread that sleeps beside the armed one: every transport's wait_want. */
 void tlm_am_wait_want(void);
-/* A wait needs peer's CPU and stopped spinning: its transport's kick
- * (wakes peer's sleeping progress thread, where the transport can). */
-void tlm_am_kick(int peer);
-/* The word this process's progress thread sleeps on to be kicked (the
- * first transport that has one), or NULL. */
-_Atomic uint32_t *tlm_am_kick_word(void);
+/* A wait needs peer's CPU: its transport's kick (wakes peer's sleeping
+ * progress thread, where the transport can); true if it woke one. */
+bool tlm_am_kick(int peer);
+/* This process's kick words and the fd its progress thread sleeps on to
+ * be kicked (the first transport that has them: transport.h), or NULL
+ * and *fd_p = -1. */
+_Atomic uint32_t *tlm_am_kick_word(int *fd_p);
 /* Deliver every message this rank has sent to itself (requests to self run
  * their handlers now), so a local operation that follows keeps issue
  * order.  TELEMEM_OK or a transport error. */

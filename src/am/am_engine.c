@@ -478,20 +478,24 @@ void tlm_am_wait_want(void)
             tlm_am.tps[i]->ops->wait_want(tlm_am.tps[i]);
 }
 
-void tlm_am_kick(int peer)
+bool tlm_am_kick(int peer)
 {
     if (peer < 0 || peer >= tlm_am.nranks)
-        return;
+        return false;
     tlm_transport_t *tp = tlm_am.peers[peer].tp;
-    if (tp && tp->ops->kick)
-        tp->ops->kick(tp, peer);
+    return tp && tp->ops->kick && tp->ops->kick(tp, peer);
 }
 
-_Atomic uint32_t *tlm_am_kick_word(void)
+_Atomic uint32_t *tlm_am_kick_word(int *fd_p)
 {
-    for (int i = 0; i < tlm_am.ntps; i++)
-        if (tlm_am.tps[i]->ops->kick_word)
-            return tlm_am.tps[i]->ops->kick_word(tlm_am.tps[i]);
+    *fd_p = -1;
+    for (int i = 0; i < tlm_am.ntps; i++) {
+        tlm_transport_t *tp = tlm_am.tps[i];
+        if (tp->ops->kick_word && tp->ops->kick_fd) {
+            *fd_p = tp->ops->kick_fd(tp);
+            return tp->ops->kick_word(tp);
+        }
+    }
     return NULL;
 }
 

@@ -17,8 +17,7 @@
 typedef struct tlm_transport tlm_transport_t;
 
 /* The kick words of a process (ops->kick_word). */
-enum { TLM_KICK_COUNT = 0, TLM_KICK_LISTEN = 1, TLM_KICK_INSIDE = 2,
-       TLM_KICK_WORDS = 3 };
+enum { TLM_KICK_LISTEN = 0, TLM_KICK_INSIDE = 1, TLM_KICK_WORDS = 2 };
 
 /* Upcall for each received message, in order per sender.  msg is 8-byte
  * aligned and valid only during the call.  Returns TELEMEM_OK when the
@@ -136,16 +135,17 @@ typedef struct tlm_transport_ops {
     void (*wait_want)(tlm_transport_t *tp);
     /* Optional (docs/wait.md, "The progress thread"): a wait of this
      * process needs peer's CPU (a reply, an ack, room) and has waited as
-     * long as a wake-up costs: wake peer's progress thread if it sleeps on
-     * its kick words while its application is outside the library.
+     * long as a wake-up costs: wake peer's progress thread if it listens
+     * and its application is outside the library; true if it did (the
+     * caller then stops spinning: the woken thread may need its core).
      * kick_word: this process's TLM_KICK_WORDS words, in a cache line of
-     * their own that its peers on this transport reach: the application
-     * keeps [TLM_KICK_INSIDE] at 1 while inside the library; the progress
-     * thread sets [TLM_KICK_LISTEN], reads [TLM_KICK_COUNT] and sleeps on
-     * it (FUTEX_WAIT, shared) while it is unchanged; kick bumps the peer's
-     * count and wakes it if it listens and is not inside. */
-    void (*kick)(tlm_transport_t *tp, int peer);
+     * their own that its peers on this transport read: the application
+     * keeps [TLM_KICK_INSIDE] at 1 while inside the library, the progress
+     * thread [TLM_KICK_LISTEN] at 1 while it sleeps on kick_fd, which a
+     * kick makes readable (the thread drains it: recv until EAGAIN). */
+    bool (*kick)(tlm_transport_t *tp, int peer);
     _Atomic uint32_t *(*kick_word)(tlm_transport_t *tp);
+    int (*kick_fd)(tlm_transport_t *tp);
     /* Deliver up to max received messages; returns how many, or an error. */
     int (*progress)(tlm_transport_t *tp, int max);
     /* TELEMEM_OK if peer's process is alive, TELEMEM_ERR_PEER_DEAD if not.

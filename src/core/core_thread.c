@@ -16,7 +16,10 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <linux/membarrier.h>
 #include <linux/futex.h>
@@ -133,9 +136,9 @@ static _Atomic bool stop;
 
 /* ---- biased: the guard's slow half and the thread's turn ------------------
  * The application pays a plain store and a load per call (core.h).  The
- * progress thread sleeps on its kick word (transport.h, kick: a peer's
- * wait that needs this rank's CPU and stopped spinning bumps it) for a
- * tick, TICK_MIN doubling up to TICK_MAX while ticks find nothing to do.
+ * progress thread sleeps on its kick fd (transport.h, kick: a peer's wait
+ * that needs this rank's CPU writes to it) for a tick, TICK_MIN doubling
+ * up to TICK_MAX while ticks find nothing to do.
  * Woken, it serves when the application is outside the library and, unless
  * kicked, has not entered it since the last tick (an application that
  * calls the library serves its requests itself, in its own cache and
@@ -148,11 +151,11 @@ _Thread_local unsigned tlm_core_bias_depth
     __attribute__((tls_model("initial-exec")));
 static _Atomic uint32_t bias_waiting; /* application threads in bias_wait */
 static _Atomic uint32_t *kick_word; /* TLM_KICK_WORDS (transport.h) */
-static bool kick_shared;            /* kick_word is in shared memory */
+static int kick_fd = -1;            /* readable when kicked, or -1 */
+static int stop_fd = -1;            /* an eventfd: the thread's stop */
 
 #define TICK_MIN_NS 100000L
 #define TICK_MAX_NS 10000000L
-#define LINGER_NS 0
 #define SLICE_NS 100000
 
 bool tlm_core_bias_setup(void)
@@ -167,10 +170,16 @@ bool tlm_core_bias_setup(void)
     if (registered < 0)
         tlm_debug("membarrier (private expedited) not available: the "
                   "progress thread takes the lock beside the application");
-    kick_word = tlm_am_kick_word();
-    kick_shared = kick_word != NULL;
+    kick_word = tlm_am_kick_word(&kick_fd);
     if (!kick_word)
         kick_word = own_words;
+    if (stop_fd < 0)
+        stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (stop_fd < 0) {
+        tlm_debug("eventfd: %s: the progress thread takes the lock",
+                  strerror(errno));
+        return false;
+    }
     tlm_core_bias_in = &kick_word[TLM_KICK_INSIDE];
     atomic_store(tlm_core_bias_in, 0);
     atomic_store(&tlm_core_bias_pt, 0);
@@ -209,53 +218,40 @@ static bool bias_acquire(void)
     return false;
 }
 
-/* Serve while the application stays outside: how many messages.  After
- * a message it polls on for LINGER_NS: a sender that waits for the room
- * or the answer this made sends again within that (a long accumulate
- * comes in ring-sized pieces), and a tick would cost it as much again. */
+/* Serve while the application stays outside: how many messages. */
 static int bias_serve(void)
 {
     if (!bias_acquire())
         return 0;
     int total = 0, n;
-    int64_t last = 0;
-    while ((n = tlm_core_progress()) >= 0) {
+    while ((n = tlm_core_progress()) > 0) {
+        total += n;
         if (atomic_load_explicit(tlm_core_bias_in, memory_order_relaxed) ||
             atomic_load_explicit(&stop, memory_order_relaxed))
-            break;
-        if (n > 0) {
-            total += n;
-            last = 0;
-            continue;
-        }
-        if (total == 0)
-            break;
-        int64_t now = tlm_util_now_ns();
-        if (last == 0)
-            last = now;
-        else if (now - last > LINGER_NS)
             break;
     }
     bias_release();
     return n < 0 ? n : total;
 }
 
-/* Sleep on the kick word for at most ns: true if kicked. */
+/* Sleep on the kick fd (and the stop eventfd) for at most ns: true if
+ * kicked.  A kick that comes before the flag is seen is lost only to the
+ * tick: kicks are hints. */
 static bool bias_sleep(long ns)
 {
     _Atomic uint32_t *w = kick_word;
-    atomic_store(&w[TLM_KICK_LISTEN], 1); /* then read: pairs with kick */
-    uint32_t v = atomic_load(&w[TLM_KICK_COUNT]);
-    if (atomic_load_explicit(&stop, memory_order_acquire)) {
-        atomic_store(&w[TLM_KICK_LISTEN], 0);
-        return false;
-    }
+    atomic_store(&w[TLM_KICK_LISTEN], 1);
+    struct pollfd pf[2] = {{.fd = stop_fd, .events = POLLIN},
+                           {.fd = kick_fd, .events = POLLIN}};
     struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
-    long r = syscall(SYS_futex, &w[TLM_KICK_COUNT],
-                     kick_shared ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE, v, &ts,
-                     NULL, 0);
+    int k = ppoll(pf, kick_fd >= 0 ? 2 : 1, &ts, NULL);
     atomic_store(&w[TLM_KICK_LISTEN], 0);
-    return r == 0 || atomic_load(&w[TLM_KICK_COUNT]) != v;
+    if (k <= 0 || !(pf[1].revents & POLLIN))
+        return false;
+    char buf[64];
+    while (recv(kick_fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+        ;
+    return true;
 }
 
 /* Unpinned (TELEMEM_PROGRESS_CPU=-1), the thread may run on any CPU of
@@ -313,11 +309,9 @@ static void bias_main(void)
 
 static void bias_stop(void)
 {
-    _Atomic uint32_t *w = kick_word;
-    atomic_fetch_add(&w[TLM_KICK_COUNT], 1);
-    syscall(SYS_futex, &w[TLM_KICK_COUNT],
-            kick_shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, INT_MAX, NULL,
-            NULL, 0);
+    uint64_t one = 1;
+    ssize_t k = write(stop_fd, &one, sizeof(one));
+    (void)k; /* EAGAIN: signalled already */
 }
 
 /* Naps while application threads are inside: NAP_MIN_NS, doubling up to

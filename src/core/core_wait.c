@@ -749,15 +749,16 @@ static int sleep_turn(tlm_wait_t *w, int ms, bool user)
  * here (or that stops spinning: force) asks that rank's progress thread
  * to serve it (transport.h, kick: nothing happens unless the rank has one
  * and its application is outside the library), once per idle streak: the
- * request may sit there until its application calls the library. */
-static void kick_check(tlm_wait_t *w, int64_t now, bool force)
+ * request may sit there until its application calls the library.  True
+ * if a thread was woken. */
+static bool kick_check(tlm_wait_t *w, int64_t now, bool force)
 {
     if (w->rank < 0 || ((unsigned)w->idle & KICKED) ||
         (!force && now - T.t0 < atomic_load_explicit(&W.wake_ns,
                                                      memory_order_relaxed)))
-        return;
+        return false;
     w->idle = (int)((unsigned)w->idle | KICKED);
-    tlm_am_kick(w->rank);
+    return tlm_am_kick(w->rank);
 }
 
 /* ---- one turn ----------------------------------------------------------- */
@@ -787,8 +788,9 @@ static int idle_turn(tlm_wait_t *w, bool user)
         if (W.mode == TLM_WAIT_AUTO)
             sample_load(now);
         int rc = clock_checks(w, now);
-        kick_check(w, now, false);
-        if (rc != TELEMEM_OK || now - T.t0 < spin_budget())
+        /* A woken progress thread may need this core: stop spinning. */
+        bool woke = kick_check(w, now, false);
+        if (rc != TELEMEM_OK || (!woke && now - T.t0 < spin_budget()))
             return rc;
         kick_check(w, now, true);
         SET_PHASE(w, PH_YIELD);
