@@ -52,6 +52,13 @@ gt_harness: $src/tests/gasnet/gt_harness.c
 MK
 make -s -C "$tmp" gt_harness
 echo "gt_harness built with telemem-seq.mak"
+# The fragment gives the program libgasnet's directory as its run path
+# (unless -Drpath left it out); tests/install runs one without
+# LD_LIBRARY_PATH (this tree's libraries are the build's).
+if grep -q '^GASNET_RPATH = -Wl' "$tmp/include/telemem-conduit/telemem-seq.mak"; then
+    readelf -d "$tmp/gt_harness" | grep -E "R(UN)?PATH.*\[$tmp/$libdir\]" ||
+        { echo "gt_harness: no run path $tmp/$libdir"; exit 1; }
+fi
 
 # Both run as a single node without a launcher (not against a sanitizer
 # build's libgasnet: a plain client cannot load it).
