@@ -303,6 +303,57 @@ TELEMEM_API int telemem_register(void *addr, size_t bytes);
  * @retval TELEMEM_ERR_INVALID_ARG, TELEMEM_ERR_NOT_INITIALIZED
  */
 TELEMEM_API int telemem_deregister(void *addr);
+
+/**
+ * Where this process may load and store another rank's memory itself, as
+ * OpenSHMEM's shmem_ptr() tells.
+ *
+ * Sets *@p local_p to the address in this process at which [@p remote,
+ * @p remote + @p bytes) of @p rank is mapped, when the range lies in one
+ * telemem_malloc_all() block of @p rank that this process maps: a rank on
+ * this node whose blocks the same-node direct path (the window driver)
+ * reaches, TELEMEM_DIRECT not never, whatever the thresholds.  For the
+ * caller's own rank, *@p local_p is @p remote when the range lies in one
+ * of its blocks or registered regions.  The address is valid until the
+ * block is freed (telemem_free_all()) or telemem_finalize(); call once
+ * per block and add offsets.
+ *
+ * Loads and stores through it are plain memory accesses.  Nothing orders
+ * them with this rank's Telemem operations to @p rank still in flight
+ * (telemem_quiet() first), nor tells @p rank: after stores, call
+ * telemem_ptr_wake(), then signal as with any shared memory (a flag the
+ * target polls, a message, a barrier).  Telemem's atomics on such a
+ * block are hardware atomic instructions on the same memory, so the
+ * caller's own (C11 atomics on naturally aligned words) are atomic with
+ * respect to them.
+ *
+ * Thread safety: any thread (it takes Telemem's lock, as other calls do).
+ * @param bytes  0 is taken as 1 (the byte at @p remote)
+ * @retval TELEMEM_OK
+ * @retval TELEMEM_ERR_UNSUPPORTED  the range is not mapped here: another
+ *         node, not (wholly) in one block of @p rank, TELEMEM_DIRECT=never
+ *         (use puts and gets)
+ * @retval TELEMEM_ERR_INVALID_ARG  rank out of range, @p remote or
+ *         @p local_p NULL, the range wraps (*@p local_p untouched)
+ * @retval TELEMEM_ERR_NOT_INITIALIZED
+ */
+TELEMEM_API int telemem_ptr(int rank, void *remote, size_t bytes,
+                            void **local_p);
+
+/**
+ * After stores through telemem_ptr() addresses of @p rank: orders them
+ * before what this thread does next (a release fence) and wakes @p rank
+ * if it sleeps in a Telemem wait (TELEMEM_WAIT, docs/wait.md), so that a
+ * wait there for the stored values ends as after a put.  Without it a
+ * sleeping rank would see the stores only when something else wakes it.
+ * Loads need nothing.  Lock-free, any thread; when @p rank does not sleep
+ * it costs one load of a word of shared memory.  For the caller's own
+ * rank and ranks telemem_ptr() maps nothing of, only the fence.
+ * @retval TELEMEM_OK
+ * @retval TELEMEM_ERR_INVALID_ARG  rank out of range
+ * @retval TELEMEM_ERR_NOT_INITIALIZED
+ */
+TELEMEM_API int telemem_ptr_wake(int rank);
 /**@}*/
 
 /* ------------------------------------------------------------------------ */

@@ -19,8 +19,9 @@
  *     from the exposing rank to the importing rank (with telemem_malloc_all
  *     blocks, and on demand for telemem_register ranges).
  *
- * Threads: called with core's lock held (as transports are).  Every call
- * is non-blocking except close: waits belong to core, which keeps polling
+ * Threads: called with core's lock held (as transports are), but atomic
+ * on the express path and wake (see there).  Every call is non-blocking
+ * except close: waits belong to core, which keeps polling
  * the AM path while it waits (no wait may deadlock).
  */
 #ifndef TLM_DIRECT_H
@@ -109,6 +110,16 @@ typedef struct tlm_direct_ops {
     int (*acc)(tlm_direct_t *d, int peer, tlm_direct_rkey_t *rk,
                const tlm_direct_seg_t *segs, int nsegs, int type,
                const void *scale);
+    /* Optional (NULL: none): the address in this process at which remote
+     * (inside rk's range, checked by core) is mapped, for the caller's
+     * own loads and stores (telemem_ptr); NULL when rk's memory is not
+     * mapped here (window: CMA keys). */
+    void *(*ptr)(tlm_direct_t *d, tlm_direct_rkey_t *rk, uintptr_t remote);
+    /* Optional (NULL: none): after stores through ptr's addresses of
+     * peer, wake peer if it sleeps in a wait (telemem_ptr_wake).  Called
+     * without core's lock, from any thread: it may touch only what stays
+     * fixed while the driver is open. */
+    void (*wake)(tlm_direct_t *d, int peer);
     /* Remote completion of every write and read to peer (-1: to every
      * peer) started so far: TELEMEM_OK when complete, TELEMEM_ERR_AGAIN
      * while not (core polls and asks again), or an error.  NULL when d->sync. */

@@ -115,6 +115,14 @@ void tlm_core_direct_block_import(tlm_core_dblock_t *db, const void *recs,
 void tlm_core_direct_block_release(tlm_core_dblock_t *db);
 /* Free the block's memory and exposure. */
 void tlm_core_direct_block_free(tlm_core_dblock_t *db, void *mem);
+/* telemem_ptr (under the lock): where [addr, addr+len) of rank, inside
+ * one block of rank this process maps, is mapped here.  TELEMEM_OK with
+ * *local set, or TELEMEM_ERR_UNSUPPORTED (no such mapping, or
+ * TELEMEM_DIRECT=never). */
+int tlm_core_direct_ptr(int rank, uintptr_t addr, size_t len, void **local);
+/* telemem_ptr_wake (without the lock): wake rank if it sleeps, after
+ * stores through tlm_core_direct_ptr's addresses. */
+void tlm_core_direct_ptr_wake(int rank);
 
 /* telemem_deregister: every peer holding a key of region r drops it (they
  * answer while they poll) before the range stops being memory a peer may

@@ -1,5 +1,8 @@
 /* core_mem.c - collective allocation: telemem_malloc_all / telemem_free_all,
- * the list of this rank's blocks, and their release at finalize. */
+ * the list of this rank's blocks, their release at finalize, and the
+ * caller's own loads and stores into blocks (telemem_ptr,
+ * telemem_ptr_wake). */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,6 +111,47 @@ int telemem_free_all(void *mine)
     tlm_core_direct_block_free(b->db, b->base);
     free(b);
     return rc;
+}
+
+int telemem_ptr(int rank, void *remote, size_t bytes, void **local_p)
+{
+    TLM_API_GUARD();
+    if (!tlm_core.initialized)
+        return TELEMEM_ERR_NOT_INITIALIZED;
+    int rc = tlm_core_check_rank("ptr", rank);
+    if (rc != TELEMEM_OK)
+        return rc;
+    if (!remote || !local_p || tlm_util_range_wraps((uintptr_t)remote, bytes)) {
+        tlm_error("ptr: %s", !remote    ? "remote address is NULL"
+                             : !local_p ? "local_p is NULL"
+                                        : "remote range wraps around");
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    size_t len = bytes ? bytes : 1;
+    if (rank == tlm_core.rank) {
+        if (!tlm_core_region_contains((uintptr_t)remote, len))
+            return TELEMEM_ERR_UNSUPPORTED;
+        *local_p = remote;
+        return TELEMEM_OK;
+    }
+    return tlm_core_direct_ptr(rank, (uintptr_t)remote, len, local_p);
+}
+
+int telemem_ptr_wake(int rank)
+{
+    if (TLM_UNLIKELY(!tlm_core.initialized))
+        return TELEMEM_ERR_NOT_INITIALIZED;
+    if (TLM_UNLIKELY(rank < 0 || rank >= tlm_core.nranks)) {
+        tlm_error("ptr_wake: rank %d out of range [0, %d)", rank,
+                  tlm_core.nranks);
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    /* The stores before this call are seen before whatever the caller
+     * does next (a flag, a message); then the doorbell check. */
+    atomic_thread_fence(memory_order_release);
+    if (rank != tlm_core.rank)
+        tlm_core_direct_ptr_wake(rank);
+    return TELEMEM_OK;
 }
 
 void tlm_core_mem_fini(void)

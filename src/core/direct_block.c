@@ -1,6 +1,8 @@
 /* direct_block.c - blocks of telemem_malloc_all on the direct path:
  * their memory (a driver's shared memory or the heap), exposures, the
- * allgathered records of keys, their import and release. */
+ * allgathered records of keys, their import and release, and where a
+ * peer's block is mapped for the caller's own loads and stores
+ * (telemem_ptr). */
 #define TLM_LOG_SUBSYS "direct"
 #include <stdlib.h>
 #include <string.h>
@@ -172,4 +174,28 @@ void tlm_core_direct_block_free(tlm_core_dblock_t *db, void *mem)
     free(db->rbase);
     free(db->rsize);
     free(db);
+}
+
+/* ---- the caller's own loads and stores ----------------------------------- */
+
+int tlm_core_direct_ptr(int rank, uintptr_t addr, size_t len, void **local)
+{
+    dpeer_t *p = D.peers ? &D.peers[rank] : NULL;
+    if (D.mode == MODE_NEVER || !p || !p->d || !p->d->ops->ptr)
+        return TELEMEM_ERR_UNSUPPORTED;
+    rkey_ent_t *e = tlm_core_dx_find(p, addr, len);
+    void *l = e && e->rk ? p->d->ops->ptr(p->d, e->rk, addr) : NULL;
+    if (!l)
+        return TELEMEM_ERR_UNSUPPORTED;
+    *local = l;
+    return TELEMEM_OK;
+}
+
+void tlm_core_direct_ptr_wake(int rank)
+{
+    /* D.peers and each peer's driver are fixed while the library is
+     * initialized. */
+    dpeer_t *p = D.peers ? &D.peers[rank] : NULL;
+    if (p && p->d && p->d->ops->wake)
+        p->d->ops->wake(p->d, rank);
 }

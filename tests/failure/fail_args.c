@@ -44,6 +44,8 @@ static void all_not_initialized(const char *when)
     E(telemem_barrier(), NI);
     E(telemem_poll(), NI);
     E(telemem_wait_wake(), NI);
+    E(telemem_ptr(0, buf, 8, (void **)&bases[0]), NI);
+    E(telemem_ptr_wake(0), NI);
     E(telemem_put_nb(0, buf, buf + 8, 8, &h), NI);
     E(telemem_get_nb(0, buf, buf + 8, 8, &h), NI);
     E(telemem_wait(&h), NI);

@@ -5,7 +5,8 @@
 
 #include "backends/transport.h"
 
-/* Called after each write or atomic into rank's memory: the shm
+/* Called after each write or atomic into rank's memory, and by
+ * telemem_ptr_wake without core's lock (it must not need it): the shm
  * transport wakes rank if it sleeps in a wait (its doorbell). */
 typedef void (*tlm_window_wake_fn_t)(void *arg, int rank);
 

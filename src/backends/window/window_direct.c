@@ -370,6 +370,26 @@ const void *tlm_window_map(tlm_direct_t *d, int peer, uintptr_t addr,
     return NULL;
 }
 
+/* The caller's own loads and stores (telemem_ptr): blocks only; a CMA
+ * key maps nothing here. */
+static void *win_ptr(tlm_direct_t *d, tlm_direct_rkey_t *r, uintptr_t remote)
+{
+    (void)d;
+    win_rkey_t *rk = (win_rkey_t *)(void *)r;
+    if (rk->kind != KEY_SEG ||
+        !tlm_util_range_in(remote, 1, rk->rbase, rk->rbase + rk->rlen))
+        return NULL;
+    return rk->map + (remote - rk->rbase);
+}
+
+/* After the caller's stores through win_ptr: the doorbell check a write
+ * makes (the shm transport's; lock-free). */
+static void win_wake(tlm_direct_t *d, int peer)
+{
+    window_t *w = win_of(d);
+    w->wake(w->wake_arg, peer);
+}
+
 /* A process_vm_* call costs a system call and page lookups: below this
  * the AM path is faster (the old driver default, docs/direct.md). */
 #define WIN_CMA_MIN 4096u
@@ -678,6 +698,8 @@ static const tlm_direct_ops_t win_ops = {
     .read = win_read,
     .atomic = win_atomic,
     .acc = win_acc,
+    .ptr = win_ptr,
+    .wake = win_wake,
     .flush = NULL, /* sync */
     .progress = NULL,
     .close = win_close,
