@@ -4,8 +4,9 @@
  * GASNet's order: gasnet_basic.h (with gasnet_config.h), the conduit's
  * gasnet_core_fwd.h, gasnet_extended_fwd.h, gasnet_vis_fwd.h,
  * gasnet_coll_fwd.h, then gasnet_core_help.h, gasnet_core.h,
- * gasnet_extended.h, gasnet_extended_help.h, gasnet_vis.h and
- * gasnet_coll.h (gasnet_tools.h beside it).  All are installed in
+ * gasnet_extended.h, gasnet_extended_help.h, gasnet_extended_help_extra.h
+ * (the inline puts and gets), gasnet_vis.h and gasnet_coll.h
+ * (gasnet_tools.h beside it).  All are installed in
  * include/telemem-conduit/. */
 #ifndef GASNET_H
 #define GASNET_H
@@ -90,6 +91,7 @@
 #include "gasnet_core.h"
 #include "gasnet_extended.h"
 #include "gasnet_extended_help.h"
+#include "gasnet_extended_help_extra.h"
 /* As in GASNet-1, gasnet.h brings the VIS and collectives interfaces. */
 #include "gasnet_vis.h"
 #include "gasnet_coll.h"

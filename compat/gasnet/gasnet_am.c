@@ -277,11 +277,17 @@ static inline int check_request(const char *kind, gasnet_node_t dest,
                     args ? "given" : "NULL");
 }
 
-static inline int sent(const char *kind, int numargs, int rc)
+static inline int sent(const char *kind, gasnet_node_t dest, int numargs,
+                       int rc)
 {
     if (TLM_GASNET_UNLIKELY(rc != TELEMEM_OK))
         return am_error(tlm_gasnet_from_telemem(rc), kind, numargs, "%s",
                         telemem_strerror(rc));
+    /* A request to this node waits for one of its polls: threads looping
+     * on inline puts and gets make one (GASNet runs such a handler at
+     * once). */
+    if (dest == (gasnet_node_t)tlm_gasnet.mynode)
+        tlm_gasnet_local_poll_soon();
     tlm_gasnet_check_exit();
     return GASNET_OK;
 }
@@ -294,7 +300,7 @@ int gasnetc_AMRequestShortM(gasnet_node_t dest, gasnet_handler_t handler,
         return rc;
     rc = telemem_am_request((int)dest, handler, NULL, 0,
                             (const uint32_t *)args, (unsigned)numargs);
-    return sent("RequestShort", numargs, rc);
+    return sent("RequestShort", dest, numargs, rc);
 }
 
 static int send_zero(int dest, telemem_am_token_t tok, gasnet_handler_t h,
@@ -326,14 +332,14 @@ int gasnetc_AMRequestMediumM(gasnet_node_t dest, gasnet_handler_t handler,
                         "nbytes %zu exceeds gasnet_AMMaxMedium() = %zu", nbytes,
                         gasnet_AMMaxMedium());
     if (TLM_GASNET_UNLIKELY(nbytes == 0))
-        return sent(kind, numargs, send_zero((int)dest, NULL, handler, false,
+        return sent(kind, dest, numargs, send_zero((int)dest, NULL, handler, false,
                                              NULL, numargs, args));
     if (TLM_GASNET_UNLIKELY(!source_addr))
         return am_error(GASNET_ERR_BAD_ARG, kind, numargs,
                         "source_addr is NULL with %zu bytes", nbytes);
     rc = telemem_am_request((int)dest, handler, source_addr, nbytes,
                             (const uint32_t *)args, (unsigned)numargs);
-    return sent(kind, numargs, rc);
+    return sent(kind, dest, numargs, rc);
 }
 
 static int request_long(const char *kind, gasnet_node_t dest,
@@ -349,7 +355,7 @@ static int request_long(const char *kind, gasnet_node_t dest,
                         "nbytes %zu exceeds gasnet_AMMaxLongRequest() = %zu",
                         nbytes, gasnet_AMMaxLongRequest());
     if (nbytes == 0)
-        return sent(kind, numargs, send_zero((int)dest, NULL, handler, true,
+        return sent(kind, dest, numargs, send_zero((int)dest, NULL, handler, true,
                                              dest_addr, numargs, args));
     if (!source_addr)
         return am_error(GASNET_ERR_BAD_ARG, kind, numargs,
@@ -361,7 +367,7 @@ static int request_long(const char *kind, gasnet_node_t dest,
     rc = telemem_am_request_long((int)dest, handler, source_addr, nbytes,
                                  dest_addr, (const uint32_t *)args,
                                  (unsigned)numargs);
-    return sent(kind, numargs, rc);
+    return sent(kind, dest, numargs, rc);
 }
 
 int gasnetc_AMRequestLongM(gasnet_node_t dest, gasnet_handler_t handler,
@@ -514,6 +520,7 @@ int gasnet_AMPoll(void)
         return tlm_gasnet_error(GASNET_ERR_NOT_INIT, "gasnet_AMPoll",
                                 "called before gasnet_init()");
     tlm_gasnet_check_context("gasnet_AMPoll");
+    tlm_gasnet_local_flush();
     int n = telemem_poll();
     if (TLM_GASNET_UNLIKELY(n < 0))
         return tlm_gasnet_error(GASNET_ERR_RESOURCE, "gasnet_AMPoll",
@@ -537,6 +544,7 @@ void gasnetc_block_poll(unsigned *idle)
                              "gasnet_init()");
         tlm_gasnet_context_fatal("GASNET_BLOCKUNTIL");
     }
+    tlm_gasnet_local_flush();
     if (tlm_gasnet.spin_limit != ~0u) {
         tlm_gasnet_wait_step("GASNET_BLOCKUNTIL", idle); /* TELEMEM_WAIT */
         return;
@@ -550,6 +558,16 @@ void gasnetc_block_poll(unsigned *idle)
                              telemem_strerror(n));
     }
     tlm_gasnet_check_exit();
+}
+
+void gasnetc_block_begin(void)
+{
+    tlm_gasnet_local_block_begin();
+}
+
+void gasnetc_block_end(void)
+{
+    tlm_gasnet_local_block_end();
 }
 
 int gasnet_AMGetMsgSource(gasnet_token_t token, gasnet_node_t *srcindex)

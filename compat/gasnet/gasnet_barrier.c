@@ -104,6 +104,7 @@ void gasnet_barrier_notify(int id, int flags)
 {
     static const char what[] = "gasnet_barrier_notify";
     check_call(what, flags);
+    tlm_gasnet_local_flush();
     if (B.inside)
         tlm_gasnet_fatal(what, "called twice without gasnet_barrier_wait() "
                          "or a successful gasnet_barrier_try()");

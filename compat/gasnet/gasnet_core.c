@@ -123,6 +123,7 @@ void tlm_gasnet_wait_step(const char *what, unsigned *idle)
      * through the launcher). */
     static _Thread_local telemem_wait_t w;
     int n;
+    tlm_gasnet_local_flush(); /* what we wait for may need our puts */
     if (tlm_gasnet.spin_limit == ~0u) { /* GASNET_WAIT_SPIN */
         n = telemem_poll();
     } else {
@@ -167,6 +168,7 @@ static void free_state(void)
     tlm_gasnet_coll_fini();
     tlm_gasnet_extended_fini();
     tlm_gasnet_barrier_fini();
+    tlm_gasnet_local_fini();
     free(tlm_gasnet.seg);
     free(tlm_gasnet.nodeinfo);
     free((void *)tlm_gasnet.exit_seen);
@@ -195,6 +197,7 @@ static void on_exit_msg(telemem_am_token_t tok, void *payload, size_t bytes,
         tlm_gasnet.exit_code = (int)args[0];
         tlm_gasnet.exit_pending_since = now_seconds();
         __atomic_store_n(&tlm_gasnet.exit_pending, 1, __ATOMIC_RELEASE);
+        tlm_gasnet_local_attention(); /* the host's inline loops poll */
     }
 }
 
@@ -203,6 +206,7 @@ static void on_exit_msg(telemem_am_token_t tok, void *payload, size_t bytes,
 static void coordinated_exit(void)
 {
     __atomic_store_n(&tlm_gasnet.exiting, true, __ATOMIC_RELEASE);
+    tlm_gasnet_local_attention(); /* the host's inline loops poll */
     uint32_t code = 0;
     for (int r = 0; r < tlm_gasnet.nodes; r++) {
         if (r == tlm_gasnet.mynode)
@@ -277,6 +281,7 @@ void gasnet_exit(int exitcode)
          * coordinated: leave now. */
         _exit(exitcode);
     }
+    tlm_gasnet_local_flush();
     coordinated_exit();
     exit(0);
 }
@@ -510,8 +515,9 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries,
     if (!bases || !sizes)
         tlm_gasnet_fatal(what, "out of memory for %zu nodes", n);
     /* One extra page so that the segment can start on a page boundary
-     * (telemem_malloc_all aligns to 64 bytes). */
-    size_t want = segsize ? (size_t)segsize + GASNET_PAGESIZE : 0;
+     * (telemem_malloc_all aligns to 64 bytes), and the node's control
+     * line after it (gasnet_local.c). */
+    size_t want = segsize ? (size_t)segsize + TLM_GASNET_SEG_EXTRA : 0;
     rc = telemem_malloc_all(want, bases);
     if (rc != TELEMEM_OK) {
         free(bases);
@@ -533,6 +539,7 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries,
         tlm_gasnet.seg[i].size = (uintptr_t)sizes[i];
     }
     tlm_gasnet.seg_block = bases[tlm_gasnet.mynode];
+    tlm_gasnet_local_attach(bases, sizes);
     free(bases);
     free(sizes);
     rc = telemem_barrier();

@@ -302,20 +302,33 @@ GASNETC_API int gasnet_AMPoll(void);
 
 /* One step of GASNET_BLOCKUNTIL: polls until Telemem handled something,
  * or until a run of empty polls ends with the processor yielded (see
- * gasnet_set_waitmode()). */
+ * gasnet_set_waitmode()).  Begin and end bracket a wait that found its
+ * condition false: meanwhile nodes that store into this node's segment
+ * (on this host) wake it should it sleep. */
 GASNETC_API void gasnetc_block_poll(unsigned *idle);
+GASNETC_API void gasnetc_block_begin(void);
+GASNETC_API void gasnetc_block_end(void);
 
 /**
  * Poll until @p cond is true.  @p cond is evaluated first and again each
- * time a poll handled messages (and after every yield of the processor):
- * as the specification allows, it must depend only on state that handlers
- * change.  Not allowed in a handler or while holding an HSL (fatal).
+ * time a poll handled messages (and after every yield of the processor,
+ * or a wake-up).  The specification allows it to depend only on state
+ * that handlers change; here it may also wait for another node's put into
+ * this node's segment, as GASNet's own conduits allow in practice: a
+ * node on this host stores there itself and wakes this one (at its next
+ * synchronisation, wait, poll or barrier at the latest), one elsewhere
+ * sends a message.  Not allowed in a handler or while holding an HSL
+ * (fatal).
  */
 #define GASNET_BLOCKUNTIL(cond)                                             \
     do {                                                                    \
-        unsigned gasnetc_idle_ = 0;                                         \
-        while (!(cond))                                                     \
-            gasnetc_block_poll(&gasnetc_idle_);                             \
+        if (!(cond)) {                                                      \
+            unsigned gasnetc_idle_ = 0;                                     \
+            gasnetc_block_begin();                                          \
+            while (!(cond))                                                 \
+                gasnetc_block_poll(&gasnetc_idle_);                         \
+            gasnetc_block_end();                                            \
+        }                                                                   \
     } while (0)
 
 /**

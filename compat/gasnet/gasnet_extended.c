@@ -1,5 +1,7 @@
 /* gasnet_extended.c - GASNet's extended API over Telemem: blocking, nb and
- * nbi puts and gets, memset (an active message run at the target), the
+ * nbi puts and gets (loads and stores where the node's segment is mapped
+ * here, gasnet_local.c; Telemem's operations elsewhere), memset (there a
+ * memset, elsewhere an active message run at the target), the
  * register-value forms, explicit handles with their sync calls, implicit
  * synchronisation and access regions. */
 #include <stdio.h>
@@ -415,6 +417,44 @@ int gasnet_try_syncnb_some(gasnet_handle_t *handles, size_t numhandles)
     return r == 0 ? GASNET_ERR_NOT_READY : GASNET_OK;
 }
 
+/* ---- segments mapped here ------------------------------------------------ */
+
+/* A transfer with the node's segment mapped here is done on the spot
+ * (complete at return, whatever the form; gasnet_extended_help_extra.h
+ * does the same inline in the client).  false: not mapped, Telemem's
+ * operations carry it. */
+static inline bool put_local(gasnet_node_t node, void *dest, const void *src,
+                             size_t nbytes)
+{
+    char *l = NULL;
+    const gasnetc_segmap_t *m = gasnetc_local_at(node, dest, nbytes, &l);
+    if (!m)
+        return false;
+    gasnetc_store(l, src, nbytes, (int)m->other);
+    return true;
+}
+
+static inline bool get_local(void *dest, gasnet_node_t node, const void *src,
+                             size_t nbytes)
+{
+    char *l = NULL;
+    const gasnetc_segmap_t *m = gasnetc_local_at(node, src, nbytes, &l);
+    if (!m)
+        return false;
+    gasnetc_load(dest, l, nbytes, (int)m->other);
+    return true;
+}
+
+static bool memset_local(gasnet_node_t node, void *dest, int val,
+                         size_t nbytes)
+{
+    char *l = gasnetc_local(node, dest, nbytes);
+    if (!l)
+        return false;
+    memset(l, val, nbytes);
+    return true;
+}
+
 /* ---- blocking transfers -------------------------------------------------- */
 
 /* Complete at the target on return: a put with an acknowledgement. */
@@ -423,10 +463,12 @@ static void put_blocking(const char *what, gasnet_node_t node, void *dest,
 {
     if (!check_rma(what, node, dest, src, nbytes))
         return;
-    telemem_handle_t h;
-    CHECK_TLM(what, telemem_put_nb((int)node, dest, src, nbytes, &h), node,
-              dest, nbytes);
-    CHECK_TLM(what, telemem_wait(&h), node, dest, nbytes);
+    if (!put_local(node, dest, src, nbytes)) {
+        telemem_handle_t h;
+        CHECK_TLM(what, telemem_put_nb((int)node, dest, src, nbytes, &h),
+                  node, dest, nbytes);
+        CHECK_TLM(what, telemem_wait(&h), node, dest, nbytes);
+    }
     tlm_gasnet_check_exit();
 }
 
@@ -435,8 +477,9 @@ static void get_blocking(const char *what, void *dest, gasnet_node_t node,
 {
     if (!check_rma(what, node, src, dest, nbytes))
         return;
-    CHECK_TLM(what, telemem_get((int)node, dest, src, nbytes), node, src,
-              nbytes);
+    if (!get_local(dest, node, src, nbytes))
+        CHECK_TLM(what, telemem_get((int)node, dest, src, nbytes), node, src,
+                  nbytes);
     tlm_gasnet_check_exit();
 }
 
@@ -468,9 +511,11 @@ void gasnet_memset(gasnet_node_t node, void *dest, int val, size_t nbytes)
     static const char what[] = "gasnet_memset";
     if (!check_rma(what, node, dest, NO_LOCAL, nbytes))
         return;
-    op_t *op = op_alloc(what, OP_MEMSET, (int)node);
-    memset_send(what, node, dest, val, nbytes, op);
-    op_wait(what, op);
+    if (!memset_local(node, dest, val, nbytes)) {
+        op_t *op = op_alloc(what, OP_MEMSET, (int)node);
+        memset_send(what, node, dest, val, nbytes, op);
+        op_wait(what, op);
+    }
     tlm_gasnet_check_exit();
 }
 
@@ -505,7 +550,8 @@ static op_t *put_copy(const char *what, gasnet_node_t node, void *dest,
 static op_t *put_nb(const char *what, gasnet_node_t node, void *dest,
                     const void *src, size_t nbytes)
 {
-    if (!check_rma(what, node, dest, src, nbytes))
+    if (!check_rma(what, node, dest, src, nbytes) ||
+        put_local(node, dest, src, nbytes))
         return GASNET_INVALID_HANDLE;
     if (node == (gasnet_node_t)tlm_gasnet.mynode) {
         CHECK_TLM(what, telemem_put((int)node, dest, src, nbytes), node, dest,
@@ -525,7 +571,8 @@ gasnet_handle_t gasnet_put_nb_bulk(gasnet_node_t node, void *dest, void *src,
                                    size_t nbytes)
 {
     static const char what[] = "gasnet_put_nb_bulk";
-    if (!check_rma(what, node, dest, src, nbytes))
+    if (!check_rma(what, node, dest, src, nbytes) ||
+        put_local(node, dest, src, nbytes))
         return GASNET_INVALID_HANDLE;
     op_t *op = op_alloc(what, OP_TLM, (int)node);
     CHECK_TLM(what, telemem_put_nb((int)node, dest, src, nbytes, &op->th),
@@ -545,7 +592,8 @@ static op_t *get_op(const char *what, void *dest, gasnet_node_t node,
 gasnet_handle_t gasnet_get_nb(void *dest, gasnet_node_t node, void *src,
                               size_t nbytes)
 {
-    if (!check_rma("gasnet_get_nb", node, src, dest, nbytes))
+    if (!check_rma("gasnet_get_nb", node, src, dest, nbytes) ||
+        get_local(dest, node, src, nbytes))
         return GASNET_INVALID_HANDLE;
     return get_op("gasnet_get_nb", dest, node, src, nbytes);
 }
@@ -553,7 +601,8 @@ gasnet_handle_t gasnet_get_nb(void *dest, gasnet_node_t node, void *src,
 gasnet_handle_t gasnet_get_nb_bulk(void *dest, gasnet_node_t node, void *src,
                                    size_t nbytes)
 {
-    if (!check_rma("gasnet_get_nb_bulk", node, src, dest, nbytes))
+    if (!check_rma("gasnet_get_nb_bulk", node, src, dest, nbytes) ||
+        get_local(dest, node, src, nbytes))
         return GASNET_INVALID_HANDLE;
     return get_op("gasnet_get_nb_bulk", dest, node, src, nbytes);
 }
@@ -562,7 +611,8 @@ gasnet_handle_t gasnet_memset_nb(gasnet_node_t node, void *dest, int val,
                                  size_t nbytes)
 {
     static const char what[] = "gasnet_memset_nb";
-    if (!check_rma(what, node, dest, NO_LOCAL, nbytes))
+    if (!check_rma(what, node, dest, NO_LOCAL, nbytes) ||
+        memset_local(node, dest, val, nbytes))
         return GASNET_INVALID_HANDLE;
     op_t *op = op_alloc(what, OP_MEMSET, (int)node);
     memset_send(what, node, dest, val, nbytes, op);
@@ -582,7 +632,8 @@ static void check_nbi_sync(const char *what)
 static void put_nbi(const char *what, gasnet_node_t node, void *dest,
                     const void *src, size_t nbytes)
 {
-    if (!check_rma(what, node, dest, src, nbytes))
+    if (!check_rma(what, node, dest, src, nbytes) ||
+        put_local(node, dest, src, nbytes))
         return;
     if (X.region) {
         if (node == (gasnet_node_t)tlm_gasnet.mynode)
@@ -607,7 +658,8 @@ void gasnet_put_nbi_bulk(gasnet_node_t node, void *dest, void *src,
                          size_t nbytes)
 {
     static const char what[] = "gasnet_put_nbi_bulk";
-    if (!check_rma(what, node, dest, src, nbytes))
+    if (!check_rma(what, node, dest, src, nbytes) ||
+        put_local(node, dest, src, nbytes))
         return;
     if (X.region) {
         op_t *op = op_alloc(what, OP_TLM, (int)node);
@@ -624,7 +676,8 @@ void gasnet_put_nbi_bulk(gasnet_node_t node, void *dest, void *src,
 static void get_nbi(const char *what, void *dest, gasnet_node_t node,
                     void *src, size_t nbytes)
 {
-    if (!check_rma(what, node, src, dest, nbytes))
+    if (!check_rma(what, node, src, dest, nbytes) ||
+        get_local(dest, node, src, nbytes))
         return;
     if (X.region) {
         region_add(what, get_op(what, dest, node, src, nbytes));
@@ -649,7 +702,8 @@ void gasnet_get_nbi_bulk(void *dest, gasnet_node_t node, void *src,
 void gasnet_memset_nbi(gasnet_node_t node, void *dest, int val, size_t nbytes)
 {
     static const char what[] = "gasnet_memset_nbi";
-    if (!check_rma(what, node, dest, NO_LOCAL, nbytes))
+    if (!check_rma(what, node, dest, NO_LOCAL, nbytes) ||
+        memset_local(node, dest, val, nbytes))
         return;
     if (X.region) {
         op_t *op = op_alloc(what, OP_MEMSET, (int)node);
@@ -665,6 +719,7 @@ void gasnet_memset_nbi(gasnet_node_t node, void *dest, int val, size_t nbytes)
 static void sync_nbi(const char *what)
 {
     check_nbi_sync(what);
+    tlm_gasnet_local_flush();
     if (X.nbi_outstanding) {
         int rc = telemem_quiet();
         if (rc != TELEMEM_OK)
@@ -697,6 +752,7 @@ void gasnet_wait_syncnbi_all(void)
 static int try_nbi(const char *what)
 {
     check_nbi_sync(what);
+    tlm_gasnet_local_flush();
     int ready = 1;
     if (X.nbi_outstanding) {
         int rc = telemem_quiet_test(&ready);
@@ -742,6 +798,7 @@ gasnet_handle_t gasnet_end_nbi_accessregion(void)
         tlm_gasnet_fatal(what, "no access region is open");
     op_t *r = X.region;
     X.region = NULL;
+    tlm_gasnet_local_flush(); /* its puts into segments mapped here */
     if (r->nkids == 0) {
         op_free(r);
         return GASNET_INVALID_HANDLE;
@@ -818,9 +875,12 @@ gasnet_valget_handle_t gasnet_get_nb_val(gasnet_node_t node, void *src,
     op->inl[0] = 0;
     op->val_off = (uint8_t)val_offset(nbytes);
     op->val_len = (uint8_t)nbytes;
-    CHECK_TLM(what, telemem_get_nb((int)node, (char *)op->inl + op->val_off,
-                                   src, nbytes, &op->th),
-              node, src, nbytes);
+    op->th = TELEMEM_HANDLE_NULL;
+    if (!get_local((char *)op->inl + op->val_off, node, src, nbytes))
+        CHECK_TLM(what,
+                  telemem_get_nb((int)node, (char *)op->inl + op->val_off,
+                                 src, nbytes, &op->th),
+                  node, src, nbytes);
     return (gasnet_valget_handle_t)op;
 }
 

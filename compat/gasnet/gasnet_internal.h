@@ -1,6 +1,7 @@
 /* gasnet_internal.h - state and helpers shared by libgasnet's source files
  * (not installed): the job state, the internal active-message ids, the
- * handler-context bookkeeping, fatal errors and the wait policy. */
+ * handler-context bookkeeping, fatal errors, the wait policy, and the
+ * wake-ups owed after stores into segments mapped here (gasnet_local.c). */
 #ifndef TLM_GASNET_INTERNAL_H
 #define TLM_GASNET_INTERNAL_H
 
@@ -146,6 +147,38 @@ gasnet_handle_t tlm_gasnet_wrap(const char *what, int node,
 bool tlm_gasnet_in_region(void);
 void tlm_gasnet_region_add(const char *what, gasnet_handle_t h);
 void tlm_gasnet_nbi_started(void);
+
+/* ---- segments mapped here (gasnet_local.c) ------------------------------ */
+
+/* The map of segments (gasnetc_segmap) and the inline stores and loads
+ * are in the installed gasnet_extended_help_extra.h: libgasnet's own puts
+ * and gets use them too.  A node's threads waiting in GASNET_BLOCKUNTIL
+ * are counted in its control line, and all of this host's in the host's
+ * first node's: after stores into mapped segments those nodes are woken
+ * (telemem_ptr_wake) at this process's next synchronisation, wait, poll,
+ * barrier or exit (tlm_gasnet_local_flush).
+ *
+ * A node's telemem_malloc_all block: up to a page before the segment (so
+ * that it starts on a page), the segment, then the control line. */
+#define TLM_GASNET_SEG_EXTRA ((size_t)GASNET_PAGESIZE + 64)
+extern uint32_t *tlm_gasnet_hostwait; /* NULL: nothing mapped */
+void tlm_gasnet_local_wake_all(void);
+static inline void tlm_gasnet_local_flush(void)
+{
+    if (TLM_GASNET_UNLIKELY(tlm_gasnet_hostwait &&
+                            __atomic_load_n(tlm_gasnet_hostwait,
+                                            __ATOMIC_RELAXED)))
+        tlm_gasnet_local_wake_all();
+}
+/* GASNET_BLOCKUNTIL's waits (counted); another node's exit notice (the
+ * inline operations of the nodes of this host then poll), a request to
+ * this node (its inline operations poll once). */
+void tlm_gasnet_local_block_begin(void);
+void tlm_gasnet_local_block_end(void);
+void tlm_gasnet_local_attention(void);
+void tlm_gasnet_local_poll_soon(void);
+void tlm_gasnet_local_attach(void *const *bases, const uint64_t *sizes);
+void tlm_gasnet_local_fini(void);
 
 /* Per-file set-up and tear-down (gasnet_init/attach, gasnet_exit). */
 int tlm_gasnet_am_init(void);

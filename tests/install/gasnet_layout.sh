@@ -44,7 +44,8 @@ known=$(cd "$inc" && echo *-conduit | sed -e 's/-conduit//g')
 [ "$known" = "$conduit" ] || fail "conduits found in include/: '$known'"
 for h in gasnet_core.h gasnet_core_fwd.h gasnet_core_help.h \
          gasnet_extended.h gasnet_extended_fwd.h gasnet_extended_help.h \
-         gasnet_vis_fwd.h gasnet_coll_fwd.h gasnet.h gasnet_tools.h; do
+         gasnet_vis_fwd.h gasnet_coll_fwd.h gasnet_extended_help_extra.h \
+         gasnet.h gasnet_tools.h; do
     [ -r "$inc/$conduit-conduit/$h" ] || fail "no $conduit-conduit/$h"
 done
 for h in "$inc"/gasnet*.h; do

@@ -1,0 +1,175 @@
+/* gasnet_local.c - puts, gets and memsets into a segment mapped in this
+ * process: the map of where each node's segment lies and where this
+ * process maps it (gasnetc_segmap: telemem_ptr, a node on this host
+ * reached by Telemem's window driver), long copies, each node's control
+ * line after its segment (its threads waiting in GASNET_BLOCKUNTIL, the
+ * host's in its first node's line, and whether it should poll: another
+ * node's exit notice, a request to itself), the
+ * wake-ups (telemem_ptr_wake) owed after stores to nodes that wait, and
+ * the poll of inline operations once an exit is under way or a request
+ * to this node is pending (gasnetc_tick).
+ * The inline stores and loads are in the installed
+ * gasnet_extended_help_extra.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gasnet_internal.h"
+
+gasnetc_segmap_t *gasnetc_segmap;
+uintptr_t gasnetc_segmap_nodes;
+/* Without a control line (no segment), this process's own word. */
+static uintptr_t own_attention;
+const volatile uintptr_t *gasnetc_attention = &own_attention;
+static uintptr_t *attention = &own_attention;
+
+/* A node's control line (atomics): how many of its threads wait in
+ * GASNET_BLOCKUNTIL, whose condition may be another node's store; in the
+ * host's first node's line, how many of the host's; whether another node
+ * called gasnet_exit(0). */
+typedef struct {
+    uint32_t blockwait;
+    uint32_t hostwait;
+    uintptr_t attention;
+} ctrl_t;
+
+static ctrl_t *ctrl_mine;  /* in this node's block */
+static ctrl_t **ctrl_of;   /* by node: its line mapped here, or NULL */
+static ctrl_t *ctrl_host;  /* the host's first node's line */
+uint32_t *tlm_gasnet_hostwait;
+
+static ctrl_t *ctrl_in(void *block, uint64_t segsize)
+{
+    return (ctrl_t *)(void *)((char *)block + segsize + TLM_GASNET_SEG_EXTRA -
+                              64);
+}
+
+void tlm_gasnet_local_attach(void *const *bases, const uint64_t *sizes)
+{
+    size_t n = (size_t)tlm_gasnet.nodes;
+    gasnetc_segmap_t *m = calloc(n, sizeof *m);
+    ctrl_of = calloc(n, sizeof *ctrl_of);
+    if (!m || !ctrl_of)
+        tlm_gasnet_fatal("gasnet_attach", "out of memory for %zu nodes", n);
+    for (size_t i = 0; i < n; i++) {
+        const gasnet_seginfo_t *s = &tlm_gasnet.seg[i];
+        m[i].base = s->addr;
+        m[i].other = i != (size_t)tlm_gasnet.mynode;
+        if (!s->size)
+            continue;
+        /* UNSUPPORTED: another host, or TELEMEM_DIRECT=never; puts and
+         * gets then go through Telemem's operations. */
+        void *l = NULL, *c = NULL;
+        if (telemem_ptr((int)i, s->addr, s->size, &l) == TELEMEM_OK &&
+            telemem_ptr((int)i, ctrl_in(bases[i], sizes[i]), sizeof(ctrl_t),
+                        &c) == TELEMEM_OK) {
+            m[i].local = l;
+            m[i].size = s->size; /* 0: not mapped */
+            ctrl_of[i] = c;
+        }
+    }
+    int me = tlm_gasnet.mynode;
+    ctrl_mine = sizes[me] ? ctrl_in(bases[me], sizes[me]) : NULL;
+    for (size_t i = 0; i < n && !ctrl_host; i++)
+        ctrl_host = ctrl_of[i];
+    if (ctrl_host)
+        tlm_gasnet_hostwait = &ctrl_host->hostwait;
+    if (ctrl_mine) {
+        attention = &ctrl_mine->attention;
+        gasnetc_attention = attention;
+    }
+    gasnetc_segmap = m;
+    __atomic_store_n(&gasnetc_segmap_nodes, n, __ATOMIC_RELEASE);
+}
+
+void tlm_gasnet_local_fini(void)
+{
+    gasnetc_segmap_t *m = gasnetc_segmap;
+    __atomic_store_n(&gasnetc_segmap_nodes, 0, __ATOMIC_RELEASE);
+    gasnetc_segmap = NULL;
+    free(m);
+    attention = &own_attention;
+    gasnetc_attention = attention;
+    tlm_gasnet_hostwait = NULL;
+    free(ctrl_of);
+    ctrl_of = NULL;
+    ctrl_mine = NULL;
+    ctrl_host = NULL;
+}
+
+/* Long copies in pieces of 512 KiB, as Telemem's window driver copies
+ * (glibc's memcpy switches from rep movsb to a vector loop above 1 MiB
+ * on this kind of CPU, which was slower for 2-8 MiB into shared memory). */
+#define PIECE ((size_t)512 * 1024)
+
+void gasnetc_copy_long(char *dst, const char *src, size_t n)
+{
+    while (n > PIECE) {
+        memcpy(dst, src, PIECE);
+        dst += PIECE;
+        src += PIECE;
+        n -= PIECE;
+    }
+    memcpy(dst, src, n);
+}
+
+/* Wake the nodes waiting in GASNET_BLOCKUNTIL (the others' waits end by
+ * messages).  No fence before the loads of their lines: a waiter counts
+ * itself (a locked instruction), then looks at its condition, and
+ * Telemem's sleep looks again after its membarrier(), which orders these
+ * stores before it; where the kernel lacks membarrier() a store still in
+ * this CPU's buffer could be missed, and that waiter then sees it at its
+ * next liveness check (TELEMEM_LIVENESS_INTERVAL). */
+void tlm_gasnet_local_wake_all(void)
+{
+    for (uintptr_t i = 0; ctrl_of && i < gasnetc_segmap_nodes; i++)
+        if (ctrl_of[i] && (int)i != tlm_gasnet.mynode &&
+            __atomic_load_n(&ctrl_of[i]->blockwait, __ATOMIC_RELAXED))
+            (void)telemem_ptr_wake((int)i);
+}
+
+void tlm_gasnet_local_block_begin(void)
+{
+    tlm_gasnet_local_flush();
+    if (ctrl_mine && ctrl_host) {
+        __atomic_fetch_add(&ctrl_host->hostwait, 1, __ATOMIC_SEQ_CST);
+        __atomic_fetch_add(&ctrl_mine->blockwait, 1, __ATOMIC_SEQ_CST);
+    }
+}
+
+void tlm_gasnet_local_block_end(void)
+{
+    if (ctrl_mine && ctrl_host) {
+        __atomic_fetch_sub(&ctrl_mine->blockwait, 1, __ATOMIC_RELEASE);
+        __atomic_fetch_sub(&ctrl_host->hostwait, 1, __ATOMIC_RELEASE);
+    }
+}
+
+void tlm_gasnet_local_attention(void)
+{
+    for (uintptr_t i = 0; ctrl_of && i < gasnetc_segmap_nodes; i++)
+        if (ctrl_of[i] && (int)i != tlm_gasnet.mynode)
+            __atomic_store_n(&ctrl_of[i]->attention, 1, __ATOMIC_RELEASE);
+}
+
+void tlm_gasnet_local_poll_soon(void)
+{
+    if (!__atomic_load_n(attention, __ATOMIC_RELAXED))
+        __atomic_store_n(attention, 1, __ATOMIC_RELEASE);
+}
+
+void gasnetc_tick(void)
+{
+    if (tlm_gasnet_frame || tlm_gasnet_hsl_held || !tlm_gasnet.attached)
+        return; /* a handler's mistake: the library path reports it */
+    /* Cleared before the poll: a request that sets it again meanwhile is
+     * polled for next time.  A pending exit keeps it set. */
+    if (!__atomic_load_n(&tlm_gasnet.exit_pending, __ATOMIC_RELAXED))
+        __atomic_store_n(attention, 0, __ATOMIC_RELAXED);
+    tlm_gasnet_local_flush();
+    (void)telemem_poll();
+    if (TLM_GASNET_UNLIKELY(__atomic_load_n(&tlm_gasnet.exit_pending,
+                                            __ATOMIC_RELAXED) &&
+                            !__atomic_load_n(&tlm_gasnet.exiting,
+                                             __ATOMIC_ACQUIRE)))
+        tlm_gasnet_maybe_join_exit();
+}
