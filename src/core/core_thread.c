@@ -175,6 +175,9 @@ bool tlm_core_bias_setup(void)
         kick_word = own_words;
     if (stop_fd < 0)
         stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    uint64_t v;
+    while (stop_fd >= 0 && read(stop_fd, &v, sizeof(v)) > 0)
+        ; /* an earlier job's stop (a singleton initializes again) */
     if (stop_fd < 0) {
         tlm_debug("eventfd: %s: the progress thread takes the lock",
                   strerror(errno));
