@@ -39,7 +39,7 @@ TLM_CONFIG(LOG_LEVEL, LOGLEVEL, "warn", "",
            "Log level: error, warn, info, debug, trace, data")
 TLM_CONFIG(LOG_FILE, STRING, "", "*",
            "Log to this file instead of stderr; %r is replaced by the rank, %p by the pid")
-TLM_CONFIG(LOG_FILTER, STRING, "", "list:core,am,boot,direct,regcache,shm,window,loop,ofi,ucx",
+TLM_CONFIG(LOG_FILTER, STRING, "", "list:core,coll,am,boot,direct,regcache,shm,window,loop,ofi,ucx",
            "Comma-separated subsystems to log (core, am, shm, boot, ...); empty = all")
 TLM_CONFIG(PRINT_CONFIG, BOOL, "n", "",
            "Rank 0 prints every setting at initialization")
@@ -53,6 +53,10 @@ TLM_CONFIG(JOBID, STRING, "", "*",
            "Job identifier, unique on this host (set by telemem-run)")
 TLM_CONFIG(KVS_SECRET, SECRET, "", "*",
            "The job's secret, which a rank proves (never sends) to join the launcher's store (set by telemem-run; never printed; docs/bootstrap.md)")
+TLM_CONFIG(COLL, STRING, "auto", "auto|flat",
+           "Collectives: auto (node-aware: the ranks of a node meet through shared memory, one leader per node exchanges messages with the other nodes' leaders) or flat (messages among all ranks); docs/coll.md")
+TLM_CONFIG(COLL_NODE_MEM, SIZE, "8m", "64k..1g",
+           "Shared-memory buffers of a node's collectives (one area per node; larger data goes through in pieces of this size over twice the ranks on the node)")
 TLM_CONFIG(DIRECT, STRING, "auto", "auto|never|always",
            "Direct (RDMA) path for put/get: auto (per message, by size: the thresholds below), never (active messages only), always (every transfer a direct driver can take); docs/direct.md")
 TLM_CONFIG(DIRECT_THRESHOLD, STRING, "", "*",

@@ -116,6 +116,9 @@ typedef struct tlm_core {
     tlm_profile_t profile;
     tlm_boot_t *boot;
     tlm_core_peer_t *peers;
+    /* By rank: the lowest rank of its node (same host id as find_same_node
+     * in core_init.c compares): the node's leader in the collectives. */
+    int *node_leader;
     /* regions (sorted by base, never overlapping) */
     tlm_region_t *regions;
     size_t nregions, cap_regions;
@@ -302,8 +305,11 @@ void tlm_core_mutex_init(void);
 void tlm_core_mutex_fini(void);
 
 /* core_coll.c */
-void tlm_core_coll_init(void);
+int tlm_core_coll_init(void);
 void tlm_core_coll_fini(void);
+/* coll_node.c: bytes of the node area for nlocal ranks of a node (0:
+ * none), which core_init.c asks the transports for. */
+size_t tlm_core_coll_node_bytes(int nlocal);
 
 /* core_mem.c */
 void tlm_core_mem_fini(void);

@@ -88,7 +88,8 @@ awk 'FNR == 1 { open = 0 }
     && say "functions over 100 lines in src/ (above): split them"
 # Inside core: no include loop among its headers, and two files that call
 # each other say why, each naming the other (docs/architecture.md, "Inside
-# core").  The direct path's shared header stays among its files.
+# core").  The direct path's and the collectives' shared headers stay among
+# their files.
 python3 - <<'PYEOF' || fail=1
 import glob, os, re, sys
 bad = 0
@@ -130,6 +131,10 @@ for f in glob.glob("src/**/*.[ch]", recursive=True):
     if '#include "core/direct_int.h"' in open(f).read() and not (
             n == "core_direct.c" or n.startswith("direct_")):
         print(f"{f}: core/direct_int.h is for the direct path's files only")
+        bad = 1
+    if '#include "core/coll_int.h"' in open(f).read() and not (
+            n == "core_coll.c" or n.startswith("coll_")):
+        print(f"{f}: core/coll_int.h is for the collectives' files only")
         bad = 1
 sys.exit(bad)
 PYEOF

@@ -27,6 +27,7 @@
 
 #include "telemem.h"
 #include "backends/transport.h"
+#include "backends/shm/shm_node.h"
 #include "backends/window/window.h"
 #include "util/log.h"
 #include "util/util.h"
@@ -196,6 +197,7 @@ typedef struct shm_transport {
     int zc_peers;             /* peers with pulls outstanding */
     tlm_place_fn_t place;
     tlm_placed_fn_t placed;
+    tlm_shm_node_t node;      /* the node area (shm_node.c), or none */
     char name[128];
 } shm_transport_t;
 
@@ -480,6 +482,12 @@ static void wake_rank(void *arg, int rank)
     int l = st->local_of_rank[rank];
     if (l >= 0 && l != st->my_local)
         wake_check(st, &st->peers[l], st->fence);
+}
+
+/* Core stored into the node area what rank may wait for. */
+static void shm_wake(tlm_transport_t *tp, int rank)
+{
+    wake_rank(tlm_container_of(tp, shm_transport_t, super), rank);
 }
 
 /* Publish the reserved cell to the receiver. */
@@ -988,6 +996,7 @@ static void shm_close(tlm_transport_t *tp)
         __atomic_store_n(&st->maps[st->my_local].hdr->departed, 1u,
                          __ATOMIC_RELEASE);
     unmap_all(st);
+    tlm_shm_node_unmap(&st->node);
     if (st->bell_fd >= 0)
         close(st->bell_fd);
     if (st->kick_fd >= 0)
@@ -1097,6 +1106,7 @@ static const tlm_transport_ops_t shm_ops = {
     .kick = shm_kick,
     .kick_word = shm_kick_word,
     .kick_fd = shm_kick_fd,
+    .wake = shm_wake,
     .wait_arm = shm_wait_arm,
     .wait_disarm = shm_wait_disarm,
     .wait_want = shm_wait_want,
@@ -1116,6 +1126,7 @@ static const tlm_transport_ops_t shm_ops_fenced = {
     .kick = shm_kick,
     .kick_word = shm_kick_word,
     .kick_fd = shm_kick_fd,
+    .wake = shm_wake,
     .wait_arm = shm_wait_arm,
     .wait_disarm = shm_wait_disarm,
     .wait_want = shm_wait_want,
@@ -1429,6 +1440,51 @@ static void link_rings(shm_transport_t *st)
     }
 }
 
+/* Every local rank creates its segment, then maps the others' (two
+ * fences of the whole job), and the node area (shm_node.c) is created by
+ * the node's lowest rank and mapped by the others alike; no name is left
+ * in /dev/shm after. */
+static int join_node(shm_transport_t *st, const tlm_transport_params_t *p)
+{
+    bool node = p->node_bytes > 0 && st->nlocal > 1;
+    int rc = TELEMEM_OK;
+    if (p->node_bytes > 0 && st->nlocal == 1)
+        rc = tlm_shm_node_private(p, &st->node);
+    int leader = 0;
+    while (leader < p->size && !p->same_node[leader])
+        leader++;
+    if (rc == TELEMEM_OK)
+        rc = open_bell(st, p);
+    if (rc == TELEMEM_OK)
+        rc = create_own(st, p);
+    if (rc == TELEMEM_OK && node && leader == p->rank)
+        rc = tlm_shm_node_create(p, &st->node);
+    int frc = tlm_boot_fence(p->boot); /* everyone has created */
+    if (rc == TELEMEM_OK)
+        rc = frc;
+    for (int r = 0; rc == TELEMEM_OK && r < p->size; r++) {
+        int l = st->local_of_rank[r];
+        if (l >= 0 && r != p->rank)
+            rc = map_peer(st, p, l, r);
+    }
+    if (rc == TELEMEM_OK && node && leader != p->rank)
+        rc = tlm_shm_node_map(p, leader, &st->node);
+    frc = tlm_boot_fence(p->boot); /* everyone has mapped */
+    if (rc == TELEMEM_OK)
+        rc = frc;
+    if (rc == TELEMEM_OK)
+        rc = setup_pulls(st, p);
+    /* Nothing is left in /dev/shm once every rank holds its mappings. */
+    if (st->name[0]) {
+        shm_unlink(st->name);
+        st->name[0] = '\0';
+    }
+    tlm_shm_node_unlink(&st->node);
+    st->super.node_base = st->node.base;
+    st->super.node_len = st->node.len;
+    return rc;
+}
+
 static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
 {
     int rc = TELEMEM_ERR_NO_MEMORY;
@@ -1480,27 +1536,7 @@ static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
         st->free_q[s] = s;
     st->free_tail = (uint32_t)st->buf_count;
 
-    rc = open_bell(st, p);
-    if (rc == TELEMEM_OK)
-        rc = create_own(st, p);
-    int frc = tlm_boot_fence(p->boot); /* everyone has created */
-    if (rc == TELEMEM_OK)
-        rc = frc;
-    for (int r = 0; rc == TELEMEM_OK && r < p->size; r++) {
-        int l = st->local_of_rank[r];
-        if (l >= 0 && r != p->rank)
-            rc = map_peer(st, p, l, r);
-    }
-    frc = tlm_boot_fence(p->boot); /* everyone has mapped */
-    if (rc == TELEMEM_OK)
-        rc = frc;
-    if (rc == TELEMEM_OK)
-        rc = setup_pulls(st, p);
-    /* Nothing is left in /dev/shm once every rank holds its mappings. */
-    if (st->name[0]) {
-        shm_unlink(st->name);
-        st->name[0] = '\0';
-    }
+    rc = join_node(st, p);
     if (rc != TELEMEM_OK)
         goto err;
     st->fence = !st->mb;
