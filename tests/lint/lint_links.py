@@ -25,6 +25,7 @@ LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 HTML = re.compile(r"<(?:img|a)\b[^>]*?\b(?:src|href)\s*=\s*\"([^\"]+)\"", re.I)
 RESULTS = re.compile(r"(?:\b([0-9a-f]{7,40})(\^*):)?(docs/results/[^\s()\[\]`'\"<>,;]*)")
 bad = 0
+objects = []  # (where, "commit:path") of the runs cited from git history
 
 
 def say(msg):
@@ -50,11 +51,8 @@ for page in pages:
             commit, carets, path = m.group(1), m.group(2), m.group(3)
             path = path.rstrip(".:")
             if commit:
-                if clone and subprocess.run(
-                        ["git", "cat-file", "-e",
-                         f"{commit}{carets}:{path.rstrip('/')}"],
-                        capture_output=True).returncode != 0:
-                    say(f"{page}:{line}: {commit}{carets}:{path} is not in git")
+                objects.append((f"{page}:{line}",
+                                f"{commit}{carets}:{path.rstrip('/')}"))
             elif not os.path.exists(path) and not any(
                     g == path.rstrip("/") or g.startswith(path.rstrip("/") + "/")
                     for g in in_git):
@@ -70,6 +68,13 @@ for page in pages:
                 line = no + para.count("\n", 0, m.start())
                 say(f"{page}:{line}: dead link {target}")
         no += para.count("\n")
+if clone and objects:  # one git process for all of them
+    out = subprocess.run(["git", "cat-file", "--batch-check"],
+                         input="".join(o + "\n" for _, o in objects),
+                         capture_output=True, text=True).stdout.split("\n")
+    for (where, obj), ans in zip(objects, out):
+        if ans.endswith(" missing"):
+            say(f"{where}: {obj} is not in git")
 if bad:
     print("lint_links: fix the links above (docs/results/README.md lists "
           "the runs kept in the tree)")
