@@ -5,8 +5,9 @@
 # backend identifier, backends declare their own settings, no
 # abort/exit/assert in library code, every file opens with a comment,
 # every log subsystem is one TELEMEM_LOG_FILTER accepts, no function over
-# 100 lines in src/, no include loop in core and no call loop without its
-# reason, and no citation of a design file outside the tree.
+# 100 lines and no file over 1,000 lines in src/ and compat/, no include
+# loop in core and no call loop without its reason, and no citation of a
+# design file outside the tree.
 cd "$1" || exit 2
 fail=0
 say() { echo "$*"; fail=1; }
@@ -77,15 +78,49 @@ done
 grep -rnE '(DESIGN|STYLE)\.md|\.\./shared' src include tools tests bench \
     compat scripts docs README.md .clang-format | grep -v '^tests/lint/lint_source.sh:' \
     && say "cites a design file outside the tree (above): use docs/architecture.md, docs/style.md"
-# No function over 100 lines in src/ (docs/style.md): body lines between
-# a function's braces, which open and close in column 0.
-awk 'FNR == 1 { open = 0 }
-     /^\{/ { open = FNR; next }
-     open && /^\}/ { if (FNR - open - 1 > 100)
-                        printf "%s:%d: function of %d lines (more than 100)\n",
-                               FILENAME, open, FNR - open - 1
-                    open = 0 }' $(find src -name '*.[ch]') | grep . \
-    && say "functions over 100 lines in src/ (above): split them"
+# No function over 100 lines in src/ and compat/ (docs/style.md).  A
+# function's lines run from the first line of its declaration (return
+# type, attributes, name, parameters: the lines after the last blank line,
+# statement, comment or preprocessor line before its brace) to its closing
+# brace, both counted, as a reader sees it; counting only the lines between
+# the braces let through a function of 101 lines.  Function braces open
+# and close in column 0 (.clang-format, BreakBeforeBraces: Linux): a
+# definition that opens its body at the end of a line could not be
+# measured, so it fails too, as does a column-0 brace inside a body.
+awk 'FNR == 1 { open = 0; sig = 1 }
+     !open && /^[A-Za-z_].*\)[ \t]*\{[ \t]*$/ {
+         printf "%s:%d: function brace not on a line of its own\n", FILENAME, FNR }
+     /^\{/ { if (open)
+                 printf "%s:%d: brace in column 0 inside a function\n",
+                        FILENAME, FNR
+             open = sig; next }
+     open && /^\}/ { n = FNR - open + 1
+                     if (n > 100)
+                         printf "%s:%d: function of %d lines (more than 100)\n",
+                                FILENAME, open, n
+                     open = 0; sig = FNR + 1; next }
+     !open && (/^[ \t]*$/ || /;[ \t]*$/ || /^\}/ || /\*\/[ \t]*$/ || /^#/ ||
+               /^[ \t]*(\/\*|\*)/ || /\\$/) { sig = FNR + 1 }' \
+    $(find src compat -name '*.[ch]') | grep . \
+    && say "functions over 100 lines, or whose length cannot be measured, in src/ or compat/ (above): split or reformat them"
+# No file in src/ or compat/ over 1,000 lines (docs/style.md).  The files
+# still to split are listed here with their reason, and only while they
+# are over: a listed file of 1,000 lines or fewer fails too, so that its
+# split removes its entry.
+#   src/backends/shm/shm_transport.c: the shm transport in one file (rings,
+#   pulls, kicks, sleeping, open and close); split in a change of its own.
+too_long_ok='src/backends/shm/shm_transport.c'
+files=$(git ls-files src compat 2>/dev/null)
+[ -n "$files" ] || files=$(find src compat -type f) # not a clone
+for f in $files; do
+    [ -f "$f" ] || continue
+    n=$(wc -l <"$f")
+    case " $too_long_ok " in
+    *" $f "*) [ "$n" -gt 1000 ] \
+        || say "$f: $n lines, no longer too long: remove it from too_long_ok (tests/lint/lint_source.sh)" ;;
+    *) [ "$n" -le 1000 ] || say "$f: $n lines (more than 1,000): split it" ;;
+    esac
+done
 # Inside core: no include loop among its headers, and two files that call
 # each other say why, each naming the other (docs/architecture.md, "Inside
 # core").  The direct path's shared header stays among its files.
