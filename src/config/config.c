@@ -1,12 +1,15 @@
-/* core_config.c - the only reader of the environment: parses every setting
- * of config_table.h (defaults through the same parser), warns about unknown
- * TELEMEM_* variables, and renders the settings for TELEMEM_PRINT_CONFIG. */
+/* config.c - the settings service and the only reader of the environment:
+ * parses every setting of config_table.h (defaults through the same
+ * parser), warns about unknown TELEMEM_* variables, renders the settings
+ * for TELEMEM_PRINT_CONFIG, and reads the launcher's variables and the
+ * calibration profile's place for the layers that need them.  It logs as
+ * the core subsystem (util/log.h's default), as it did inside core. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "telemem.h"
-#include "core/core_config.h"
+#include "config/config.h"
 #include "util/log.h"
 #include "util/profile_path.h"
 #include "util/util.h"
@@ -43,7 +46,7 @@ static const centry_t entries[] = {
 #define TLM_CONFIG(name, type, def, ...)                                   \
     {#name, T_##type, def, TLM_CFG_RANGE(__VA_ARGS__),                     \
      TLM_CFG_DOC(__VA_ARGS__), offsetof(tlm_config_t, name)},
-#include "core/config_table.h"
+#include "config/config_table.h"
 #undef TLM_CONFIG
 };
 
@@ -54,7 +57,7 @@ static const struct {
 } foreign[] = {
 #define TLM_CONFIG(name, type, ...)
 #define TLM_CONFIG_ENV(name) {#name, offsetof(tlm_config_t, name)},
-#include "core/config_table.h"
+#include "config/config_table.h"
 #undef TLM_CONFIG_ENV
 #undef TLM_CONFIG
     {NULL, 0} /* keeps the list non-empty in a build that has none */

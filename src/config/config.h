@@ -1,7 +1,9 @@
-/* core_config.h - the parsed configuration struct generated from
- * config_table.h, and the one function that reads the environment. */
-#ifndef TLM_CORE_CONFIG_H
-#define TLM_CORE_CONFIG_H
+/* config.h - the settings service, a floor that core, am and the
+ * backends may all include: the parsed configuration struct generated from
+ * config_table.h, and the functions of config.c, the one reader of the
+ * environment. */
+#ifndef TLM_CONFIG_H
+#define TLM_CONFIG_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -16,13 +18,12 @@
 
 /* Every layer's settings (the backends' rows included: config_table.h
  * collects them), and the other libraries' variables a layer consults
- * (TLM_CONFIG_ENV: NULL when unset).  The backends read it as
- * tlm_transport_params_t.config; this header is the one of core they
- * include. */
+ * (TLM_CONFIG_ENV: NULL when unset).  Core holds the parsed struct and
+ * hands it to the backends as tlm_transport_params_t.config. */
 typedef struct tlm_config {
 #define TLM_CONFIG(name, type, ...) TLM_CFG_T_##type name;
 #define TLM_CONFIG_ENV(name) const char *name;
-#include "core/config_table.h"
+#include "config/config_table.h"
 #undef TLM_CONFIG_ENV
 #undef TLM_CONFIG
 } tlm_config_t;
@@ -42,7 +43,7 @@ void tlm_core_config_append(const char *text);
 bool tlm_core_config_profile_path(const tlm_config_t *cfg, char *buf,
                                   size_t n);
 /* A launcher variable (PMIX_NAMESPACE, PMI_FD, SLURM_STEP_NUM_TASKS, ...:
- * the list is in core_config.c) from the environment, NULL when unset or
+ * the list is in config.c) from the environment, NULL when unset or
  * not in the list: the bootstrap's view of its launcher, read here, the one
  * reader of the environment.  A tlm_boot_env_fn_t. */
 const char *tlm_core_config_launcher_env(const char *name);
