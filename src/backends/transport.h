@@ -11,7 +11,7 @@
 
 #include "backends/direct.h"
 #include "boot/boot.h"
-#include "core/core_config.h"
+#include "config/config.h"
 #include "util/profile.h"
 
 typedef struct tlm_transport tlm_transport_t;

@@ -3,8 +3,8 @@
  * and the entry checks.  The files' functions are declared in their own
  * headers, which include this one: core_engine.h (how operations
  * complete), core_ops.h, core_region.h, core_packed.h, core_am_api.h,
- * core_direct.h, core_wait.h, core_config.h (docs/architecture.md,
- * "Inside core"). */
+ * core_direct.h, core_wait.h (docs/architecture.md, "Inside core").  The
+ * settings struct comes from the settings service, config/config.h. */
 #ifndef TLM_CORE_H
 #define TLM_CORE_H
 
@@ -17,7 +17,7 @@
 #include "am/am.h"
 #include "pack/pack.h"
 #include "boot/boot.h"
-#include "core/core_config.h"
+#include "config/config.h"
 #include "util/log.h"
 #include "util/profile.h"
 #include "util/util.h"

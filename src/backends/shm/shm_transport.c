@@ -1440,6 +1440,43 @@ static void link_rings(shm_transport_t *st)
     }
 }
 
+/* The per-rank and per-peer tables of an open transport, sized by the
+ * job and the settings; the caller frees them (shm_close) on failure. */
+static int alloc_tables(shm_transport_t *st, const tlm_transport_params_t *p)
+{
+    st->local_of_rank = malloc(sizeof(int) * (size_t)p->size);
+    if (!st->local_of_rank)
+        return TELEMEM_ERR_NO_MEMORY;
+    /* Local ranks: those the core flagged as on this node, in rank order. */
+    for (int r = 0; r < p->size; r++)
+        st->local_of_rank[r] = -1;
+    for (int r = 0; r < p->size; r++)
+        if (p->same_node[r])
+            st->local_of_rank[r] = st->nlocal++;
+    st->my_local = st->local_of_rank[p->rank];
+    /* nlocal >= 1: open_transports sets same_node[rank] (own host id).
+     * NOLINTNEXTLINE(clang-analyzer-optin.portability.UnixAPI) */
+    st->maps = calloc((size_t)st->nlocal, sizeof(*st->maps));
+    st->peers = aligned_alloc(64, (size_t)st->nlocal * sizeof(*st->peers));
+    if (st->peers)
+        memset(st->peers, 0, (size_t)st->nlocal * sizeof(*st->peers));
+    st->bell_to = calloc((size_t)st->nlocal, sizeof(*st->bell_to));
+    st->free_q = malloc(sizeof(uint32_t) * st->buf_count);
+    if (!st->maps || !st->peers || !st->free_q || !st->bell_to)
+        return TELEMEM_ERR_NO_MEMORY;
+    for (int l = 0; l < st->nlocal; l++) {
+        st->peers[l].fifo = malloc(sizeof(uint32_t) * st->buf_count);
+        if (!st->peers[l].fifo)
+            return TELEMEM_ERR_NO_MEMORY;
+    }
+    for (int l = 0; l < st->nlocal; l++)
+        st->maps[l].fd = -1;
+    for (uint32_t s = 0; s < st->buf_count; s++)
+        st->free_q[s] = s;
+    st->free_tail = (uint32_t)st->buf_count;
+    return TELEMEM_OK;
+}
+
 /* Every local rank creates its segment, then maps the others' (two
  * fences of the whole job), and the node area (shm_node.c) is created by
  * the node's lowest rank and mapped by the others alike; no name is left
@@ -1487,7 +1524,6 @@ static int join_node(shm_transport_t *st, const tlm_transport_params_t *p)
 
 static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
 {
-    int rc = TELEMEM_ERR_NO_MEMORY;
     shm_transport_t *st = calloc(1, sizeof(*st));
     if (!st)
         return TELEMEM_ERR_NO_MEMORY;
@@ -1505,36 +1541,9 @@ static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     st->ring_mask = (uint64_t)p->config->SHM_RING - 1;
     st->buf_size = p->config->SHM_BUF_SIZE + SHM_HDR_ROOM; /* buffer stride */
     st->buf_count = (uint64_t)p->config->SHM_BUF_COUNT;
-    st->local_of_rank = malloc(sizeof(int) * (size_t)p->size);
-    if (!st->local_of_rank)
+    int rc = alloc_tables(st, p);
+    if (rc != TELEMEM_OK)
         goto err;
-    /* Local ranks: those the core flagged as on this node, in rank order. */
-    for (int r = 0; r < p->size; r++)
-        st->local_of_rank[r] = -1;
-    for (int r = 0; r < p->size; r++)
-        if (p->same_node[r])
-            st->local_of_rank[r] = st->nlocal++;
-    st->my_local = st->local_of_rank[p->rank];
-    /* nlocal >= 1: open_transports sets same_node[rank] (own host id).
-     * NOLINTNEXTLINE(clang-analyzer-optin.portability.UnixAPI) */
-    st->maps = calloc((size_t)st->nlocal, sizeof(*st->maps));
-    st->peers = aligned_alloc(64, (size_t)st->nlocal * sizeof(*st->peers));
-    if (st->peers)
-        memset(st->peers, 0, (size_t)st->nlocal * sizeof(*st->peers));
-    st->bell_to = calloc((size_t)st->nlocal, sizeof(*st->bell_to));
-    st->free_q = malloc(sizeof(uint32_t) * st->buf_count);
-    if (!st->maps || !st->peers || !st->free_q || !st->bell_to)
-        goto err;
-    for (int l = 0; l < st->nlocal; l++) {
-        st->peers[l].fifo = malloc(sizeof(uint32_t) * st->buf_count);
-        if (!st->peers[l].fifo)
-            goto err;
-    }
-    for (int l = 0; l < st->nlocal; l++)
-        st->maps[l].fd = -1;
-    for (uint32_t s = 0; s < st->buf_count; s++)
-        st->free_q[s] = s;
-    st->free_tail = (uint32_t)st->buf_count;
 
     rc = join_node(st, p);
     if (rc != TELEMEM_OK)
