@@ -236,7 +236,7 @@ static void render(const tlm_config_t *cfg)
     config_text = buf;
 }
 
-int tlm_core_config_init(tlm_config_t *cfg)
+int tlm_config_init(tlm_config_t *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
     int rc = TELEMEM_OK;
@@ -300,7 +300,7 @@ static const char *const launcher_vars[] = {
     "MV2_COMM_WORLD_SIZE",                              /* MVAPICH */
 };
 
-const char *tlm_core_config_launcher_env(const char *name)
+const char *tlm_config_launcher_env(const char *name)
 {
     for (size_t i = 0; name && i < TLM_ARRAY_SIZE(launcher_vars); i++)
         if (strcmp(name, launcher_vars[i]) == 0)
@@ -309,12 +309,12 @@ const char *tlm_core_config_launcher_env(const char *name)
     return NULL;
 }
 
-const char *tlm_core_config_string(void)
+const char *tlm_config_string(void)
 {
     return config_text ? config_text : "";
 }
 
-void tlm_core_config_append(const char *text)
+void tlm_config_append(const char *text)
 {
     size_t old = config_text ? strlen(config_text) : 0, n = strlen(text);
     char *t = realloc(config_text, old + n + 1);
@@ -324,14 +324,13 @@ void tlm_core_config_append(const char *text)
     config_text = t;
 }
 
-bool tlm_core_config_profile_path(const tlm_config_t *cfg, char *buf,
-                                  size_t n)
+bool tlm_config_profile_path(const tlm_config_t *cfg, char *buf, size_t n)
 {
     return tlm_util_profile_path(cfg->DIRECT_PROFILE, getenv("XDG_CACHE_HOME"),
                                  getenv("HOME"), buf, n);
 }
 
-void tlm_core_config_fini(void)
+void tlm_config_fini(void)
 {
     free(config_text);
     config_text = NULL;

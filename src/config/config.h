@@ -31,21 +31,20 @@ typedef struct tlm_config {
 /* Fill cfg from the defaults and the TELEMEM_* environment.  Logs the
  * offending variable and returns TELEMEM_ERR_CONFIG on a bad value; warns
  * about unknown TELEMEM_* variables. */
-int tlm_core_config_init(tlm_config_t *cfg);
+int tlm_config_init(tlm_config_t *cfg);
 /* Text block "NAME = value (default|set)" per line; owned by the module. */
-const char *tlm_core_config_string(void);
-void tlm_core_config_fini(void);
+const char *tlm_config_string(void);
+void tlm_config_fini(void);
 /* Append lines (e.g. the direct-path thresholds in effect) to the text. */
-void tlm_core_config_append(const char *text);
+void tlm_config_append(const char *text);
 /* Where the direct-path calibration profile is: TELEMEM_DIRECT_PROFILE,
  * else $XDG_CACHE_HOME/telemem/direct.profile, else
  * $HOME/.cache/telemem/direct.profile.  False when none can be named. */
-bool tlm_core_config_profile_path(const tlm_config_t *cfg, char *buf,
-                                  size_t n);
+bool tlm_config_profile_path(const tlm_config_t *cfg, char *buf, size_t n);
 /* A launcher variable (PMIX_NAMESPACE, PMI_FD, SLURM_STEP_NUM_TASKS, ...:
  * the list is in config.c) from the environment, NULL when unset or
  * not in the list: the bootstrap's view of its launcher, read here, the one
  * reader of the environment.  A tlm_boot_env_fn_t. */
-const char *tlm_core_config_launcher_env(const char *name);
+const char *tlm_config_launcher_env(const char *name);
 
 #endif

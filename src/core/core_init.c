@@ -40,7 +40,7 @@ const char *telemem_transport_name(int rank)
 
 const char *telemem_config_string(void)
 {
-    return tlm_core.initialized ? tlm_core_config_string() : "";
+    return tlm_core.initialized ? tlm_config_string() : "";
 }
 
 /* ---- waiting (core_wait.c) ---------------------------------------------- */
@@ -276,7 +276,7 @@ static void teardown(void)
     if (tlm_core.boot)
         tlm_boot_close(tlm_core.boot);
     tlm_core_wait_fini();
-    tlm_core_config_fini();
+    tlm_config_fini();
     tlm_util_profile_free(&tlm_core.profile);
     memset(&tlm_core, 0, sizeof(tlm_core));
 }
@@ -288,7 +288,7 @@ static int initialize(int level, bool progress_thread);
 static int check_settings(const tlm_config_t *c)
 {
     char path[512];
-    if (!tlm_core_config_profile_path(c, path, sizeof(path)))
+    if (!tlm_config_profile_path(c, path, sizeof(path)))
         path[0] = '\0';
     if (tlm_util_profile_load(&tlm_core.profile, path) < 0)
         return TELEMEM_ERR_NO_MEMORY;
@@ -360,9 +360,9 @@ static int initialize(int level, bool progress_thread)
         return TELEMEM_ERR_STATE;
     }
     memset(&tlm_core, 0, sizeof(tlm_core));
-    int rc = tlm_core_config_init(&tlm_core.cfg);
+    int rc = tlm_config_init(&tlm_core.cfg);
     if (rc != TELEMEM_OK) {
-        tlm_core_config_fini();
+        tlm_config_fini();
         return rc;
     }
     tlm_config_t *c = &tlm_core.cfg;
@@ -375,7 +375,7 @@ static int initialize(int level, bool progress_thread)
     rc = check_settings(c);
     if (rc != TELEMEM_OK) {
         tlm_util_profile_free(&tlm_core.profile);
-        tlm_core_config_fini();
+        tlm_config_fini();
         return rc;
     }
     tlm_boot_params_t bp = {
@@ -386,7 +386,7 @@ static int initialize(int level, bool progress_thread)
         .secret = c->KVS_SECRET,
         .timeout = c->TIMEOUT,
         .mode = c->BOOTSTRAP,
-        .env = tlm_core_config_launcher_env,
+        .env = tlm_config_launcher_env,
     };
     rc = tlm_boot_open(&bp, &tlm_core.boot);
     if (rc != TELEMEM_OK) {
@@ -416,8 +416,8 @@ static int initialize(int level, bool progress_thread)
     if (rc == TELEMEM_OK)
         rc = tlm_core_direct_init();
     if (rc == TELEMEM_OK) {
-        tlm_core_config_append(tlm_core_direct_string());
-        tlm_core_config_append(tlm_core_wait_string());
+        tlm_config_append(tlm_core_direct_string());
+        tlm_config_append(tlm_core_wait_string());
         rc = tlm_core_am_init();
     }
     if (rc != TELEMEM_OK)
@@ -430,7 +430,7 @@ static int initialize(int level, bool progress_thread)
     }
     if (c->PRINT_CONFIG && tlm_core.rank == 0)
         tlm_util_log_block("telemem " TLM_VERSION " configuration:\n",
-                           tlm_core_config_string());
+                           tlm_config_string());
     tlm_debug("initialized: rank %d of %d", tlm_core.rank, tlm_core.nranks);
     return TELEMEM_OK;
 err:

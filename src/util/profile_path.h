@@ -1,5 +1,5 @@
 /* profile_path.h - where the direct path's calibration profile is: one
- * rule for the library (tlm_core_config_profile_path) and telemem-run
+ * rule for the library (tlm_config_profile_path) and telemem-run
  * --calibrate, which includes this header.  Each caller reads the
  * environment its own way (in the library only config/config.c does). */
 #ifndef TLM_UTIL_PROFILE_PATH_H
