@@ -1464,13 +1464,13 @@ static int alloc_tables(shm_transport_t *st, const tlm_transport_params_t *p)
     st->free_q = malloc(sizeof(uint32_t) * st->buf_count);
     if (!st->maps || !st->peers || !st->free_q || !st->bell_to)
         return TELEMEM_ERR_NO_MEMORY;
+    for (int l = 0; l < st->nlocal; l++) /* before any failure: shm_close */
+        st->maps[l].fd = -1;
     for (int l = 0; l < st->nlocal; l++) {
         st->peers[l].fifo = malloc(sizeof(uint32_t) * st->buf_count);
         if (!st->peers[l].fifo)
             return TELEMEM_ERR_NO_MEMORY;
     }
-    for (int l = 0; l < st->nlocal; l++)
-        st->maps[l].fd = -1;
     for (uint32_t s = 0; s < st->buf_count; s++)
         st->free_q[s] = s;
     st->free_tail = (uint32_t)st->buf_count;
