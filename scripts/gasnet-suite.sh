@@ -55,8 +55,8 @@ if [ -z "$prefix" ] || [ ! -d "$prefix/include/telemem-conduit" ]; then
 fi
 src="$gasnet/tests"
 run="$prefix/bin/telemem-run"
-libdir=$(dirname "$(find "$prefix" -name 'libgasnet.so' | head -n 1)")
-export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The programs find libgasnet by the run path the fragments give them.
+unset LD_LIBRARY_PATH
 export TELEMEM_TRANSPORT="${TELEMEM_TRANSPORT:-shm}"
 mkdir -p "$work"
 

@@ -1,7 +1,8 @@
 /* gasnet_coll.h - the GASNet-1 collectives extension over Telemem's
- * collectives: gasnet_coll_init, broadcast, scatter, gather, gather_all and
- * exchange (blocking and _nb) on GASNET_TEAM_ALL with the GASNET_COLL_*
- * synchronisation flags, the sync calls and the team barrier. */
+ * active messages: gasnet_coll_init, broadcast, scatter, gather,
+ * gather_all, exchange, reduce and scan (blocking, _nb and M forms) on
+ * GASNET_TEAM_ALL and split teams, the sync calls and the team barriers
+ * (flags and types in gasnet_coll_fwd.h).  gasnet.h includes it. */
 #ifndef GASNET_COLL_H
 #define GASNET_COLL_H
 
@@ -16,11 +17,12 @@ extern "C" {
  *
  * Every node calls the same collectives in the same order.  Addresses are
  * local buffers of any kind (they need not be in the segment).  The data
- * moves through Telemem's collectives (telemem_broadcast(),
- * telemem_allgather()), which write a node's destination only while that
- * node is inside the call, so the IN_NOSYNC/IN_MYSYNC and
- * OUT_NOSYNC/OUT_MYSYNC modes hold as they are; IN_ALLSYNC adds a barrier
- * before the data movement and OUT_ALLSYNC one after it.
+ * moves as point-to-point active messages tagged (team, sequence number,
+ * sender), which a node takes into its destination only while it is
+ * inside the call (one that arrives early waits in a list), so the
+ * IN_NOSYNC/IN_MYSYNC and OUT_NOSYNC/OUT_MYSYNC modes hold as they are;
+ * IN_ALLSYNC adds a team barrier before the data movement and
+ * OUT_ALLSYNC one after it.
  *
  * The _nb forms complete before they return and give
  * GASNET_COLL_INVALID_HANDLE (a complete operation).
@@ -33,60 +35,6 @@ extern "C" {
  * are.  Images are team ranks: one per node, or under GASNET_PAR several
  * per node (see gasnet_coll_init()).
  */
-
-/** Synchronisation modes: one IN_ and one OUT_ flag per call. */
-#define GASNET_COLL_IN_NOSYNC (1 << 0)
-#define GASNET_COLL_IN_MYSYNC (1 << 1)
-#define GASNET_COLL_IN_ALLSYNC (1 << 2)
-#define GASNET_COLL_OUT_NOSYNC (1 << 3)
-#define GASNET_COLL_OUT_MYSYNC (1 << 4)
-#define GASNET_COLL_OUT_ALLSYNC (1 << 5)
-#define GASNET_COLL_SYNC_FLAG_MASK 0x3F
-/** Address modes. */
-#define GASNET_COLL_SINGLE (1 << 6)
-#define GASNET_COLL_LOCAL (1 << 7)
-/** Accepted and ignored (hints). */
-#define GASNET_COLL_AGGREGATE (1 << 8)
-#define GASNET_COLL_FIXED_THREADS_PER_NODE (1 << 9)
-#define GASNET_COLL_DST_IN_SEGMENT (1 << 10)
-#define GASNET_COLL_SRC_IN_SEGMENT (1 << 11)
-/** Reduction hints and scan kinds. */
-#define GASNET_COLL_REDUCE_OP_SUM (1 << 12)
-#define GASNET_COLL_REDUCE_OP_MAX (1 << 13)
-#define GASNET_COLL_REDUCE_OP_MIN (1 << 14)
-#define GASNET_COLL_REDUCE_OP_CUSTOM (1 << 15)
-#define GASNET_COLL_INCLUSIVE_SCAN (1 << 16)
-#define GASNET_COLL_EXCLUSIVE_SCAN (1 << 17)
-#define GASNET_COLL_DISABLE_AUTOTUNE (1 << 18)
-#define GASNET_COLL_NO_IMAGES (1 << 19)
-
-/** An image (one per node here: image i is node i). */
-typedef uint32_t gasnet_image_t;
-
-/** A collective in flight; GASNET_COLL_INVALID_HANDLE is a complete one. */
-typedef struct gasnete_coll_op *gasnet_coll_handle_t;
-#define GASNET_COLL_INVALID_HANDLE ((gasnet_coll_handle_t)0)
-
-/** A team: GASNET_TEAM_ALL (every node) or one made by
- *  gasnet_coll_team_split(). */
-typedef struct gasnete_coll_team *gasnet_team_handle_t;
-GASNETC_API extern gasnet_team_handle_t gasnete_coll_team_all;
-#define GASNET_TEAM_ALL gasnete_coll_team_all
-
-/** Reduction callbacks: gasnet_coll_init() records a table, reductions
- *  name an entry by its index. */
-typedef gasnet_handlerarg_t gasnet_coll_fn_handle_t;
-typedef void (*gasnet_coll_reduce_fn_t)(void *results, size_t result_count,
-                                        const void *left_operands,
-                                        size_t left_count,
-                                        const void *right_operands,
-                                        size_t elem_size, int flags, int arg);
-typedef struct {
-    gasnet_coll_reduce_fn_t fnptr;
-    unsigned int flags;
-} gasnet_coll_fn_entry_t;
-#define GASNET_COLL_AMSAFE (1 << 0)
-#define GASNET_COLL_NONCOMM (1 << 1)
 
 /**
  * Initialise the collectives (after gasnet_attach(); collective).

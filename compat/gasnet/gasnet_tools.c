@@ -23,16 +23,16 @@
 
 const char *gasnett_release_version_str(void)
 {
-    return RELEASE_STR(GASNETI_RELEASE_VERSION_MAJOR,
-                       GASNETI_RELEASE_VERSION_MINOR,
-                       GASNETI_RELEASE_VERSION_PATCH);
+    return RELEASE_STR(GASNET_RELEASE_VERSION_MAJOR,
+                       GASNET_RELEASE_VERSION_MINOR,
+                       GASNET_RELEASE_VERSION_PATCH);
 }
 
 uint64_t gasnett_release_version(void)
 {
-    return (uint64_t)GASNETI_RELEASE_VERSION_MAJOR * 10000u +
-           (uint64_t)GASNETI_RELEASE_VERSION_MINOR * 100u +
-           (uint64_t)GASNETI_RELEASE_VERSION_PATCH;
+    return (uint64_t)GASNET_RELEASE_VERSION_MAJOR * 10000u +
+           (uint64_t)GASNET_RELEASE_VERSION_MINOR * 100u +
+           (uint64_t)GASNET_RELEASE_VERSION_PATCH;
 }
 
 const char *gasnett_performance_warning_str(void)

@@ -1,11 +1,12 @@
 /* gasnet_vis.h - GASNet-1's non-contiguous (VIS) interface over Telemem:
  * vector, indexed and strided puts and gets, blocking, _nb and _nbi, each
  * mapped onto one Telemem list or strided transfer (packed by Telemem: one
- * message per buffer, not one per piece).  Included by gasnet.h. */
+ * message per buffer, not one per piece); gasnet_memvec_t is in
+ * gasnet_vis_fwd.h.  Included by gasnet.h. */
 #ifndef GASNET_VIS_H
 #define GASNET_VIS_H
 
-#ifndef GASNET_H
+#ifndef GASNETC_TELEMEM_H
 #error "include gasnet.h, which includes gasnet_vis.h"
 #endif
 
@@ -28,12 +29,6 @@ extern "C" {
  * access region they were started in.
  */
 /**@{*/
-
-/** One piece of a vector transfer. */
-typedef struct {
-    void *addr;
-    size_t len;
-} gasnet_memvec_t;
 
 /* Vector: dstcount pieces dstlist[] receive srccount pieces srclist[]. */
 GASNETC_API gasnet_handle_t

@@ -1,7 +1,8 @@
 #!/bin/sh
 # gt_client_build.sh - builds GASNet clients the way GASNet users do, from
-# the files libgasnet installs (headers, gasnet*.pc, the .mak fragments)
-# laid out in a scratch prefix: gt_par.c with only
+# the files libgasnet installs (headers and .mak fragments in
+# include/telemem-conduit/, include/gasnet_config.h, gasnet*.pc) laid out
+# in a scratch prefix as meson install lays them out: gt_par.c with only
 # $(pkg-config --cflags --libs gasnet-par) and gt_harness.c through
 # telemem-seq.mak, both with -Werror -Wimplicit-function-declaration, and
 # checks that pkg-config resolves gasnet with only our .pc files present.
@@ -14,7 +15,9 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/gt-client.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/include/telemem-conduit" "$tmp/$libdir/pkgconfig" "$tmp/pc"
 cp "$src/compat/gasnet/"gasnet*.h "$build/compat/gasnet/gasnet_config.h" \
-   "$tmp/include/"
+   "$tmp/include/telemem-conduit/"
+rm "$tmp/include/telemem-conduit/gasnet_internal.h"
+cp "$build/compat/gasnet/gasnet_config_prefix.h" "$tmp/include/gasnet_config.h"
 for l in "$build/compat/gasnet/libgasnet.so"* "$build/src/libtelemem.so"*; do
     ln -s "$l" "$tmp/$libdir/"
 done
@@ -49,6 +52,13 @@ gt_harness: $src/tests/gasnet/gt_harness.c
 MK
 make -s -C "$tmp" gt_harness
 echo "gt_harness built with telemem-seq.mak"
+# The fragment gives the program libgasnet's directory as its run path
+# (unless -Drpath left it out); tests/install runs one without
+# LD_LIBRARY_PATH (this tree's libraries are the build's).
+if grep -q '^GASNET_RPATH = -Wl' "$tmp/include/telemem-conduit/telemem-seq.mak"; then
+    readelf -d "$tmp/gt_harness" | grep -E "R(UN)?PATH.*\[$tmp/$libdir\]" ||
+        { echo "gt_harness: no run path $tmp/$libdir"; exit 1; }
+fi
 
 # Both run as a single node without a launcher (not against a sanitizer
 # build's libgasnet: a plain client cannot load it).
