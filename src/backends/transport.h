@@ -142,7 +142,7 @@ typedef struct tlm_transport_ops {
      * caller then stops spinning: the woken thread may need its core).
      * kick_word: this process's TLM_KICK_WORDS words, in a cache line of
      * their own that its peers on this transport read: the application
-     * keeps [TLM_KICK_INSIDE] at 1 while inside the library, the progress
+     * keeps [TLM_KICK_INSIDE] odd while inside the library, the progress
      * thread [TLM_KICK_LISTEN] at 1 while it sleeps on kick_fd, which a
      * kick makes readable (the thread drains it: recv until EAGAIN). */
     bool (*kick)(tlm_transport_t *tp, int peer);

@@ -108,6 +108,8 @@ typedef struct tlm_core {
     bool biased;        /* a progress thread beside one application thread
                          * at a time: entry points announce themselves
                          * instead (core_thread.c, "Biased") */
+    unsigned char guard; /* TLM_GUARD_*: what TLM_API_GUARD does, from
+                          * locking and biased (one load on every call) */
     int thread_level;   /* TELEMEM_THREAD_* */
     int rank, nranks;
     tlm_config_t cfg;
@@ -187,20 +189,20 @@ bool tlm_core_thread_app_sleep(void);
 void tlm_core_thread_app_wake(bool counted);
 
 /* Biased (a progress thread, thread level below MULTIPLE): the
- * application thread inside the library says so in *tlm_core_bias_in (a
- * plain store, no atomic instruction; the transport's kick word
- * TLM_KICK_INSIDE, where peers see it, else a word of this process), and
- * the progress thread serves only while it is outside: it sets
- * tlm_core_bias_pt, then makes every thread of the process issue a memory
- * barrier (membarrier), then looks at *tlm_core_bias_in; an entry that
- * finds tlm_core_bias_pt set waits until it is clear
- * (tlm_core_bias_wait).  tlm_core_bias_entries counts outermost
- * entries (the progress thread leaves an application that calls the
- * library alone).  Depth counts nested entries per thread; the progress
- * thread's starts at TLM_BIAS_THREAD_DEPTH so that its calls never
- * announce. */
+ * application thread inside the library says so in *tlm_core_bias_in, a
+ * sequence it alone writes (odd: inside; a plain store, no atomic
+ * instruction; the transport's kick word TLM_KICK_INSIDE, where peers see
+ * it, else a word of this process), and the progress thread serves only
+ * while it is outside: it sets tlm_core_bias_pt, then makes every thread
+ * of the process issue a memory barrier (membarrier), then looks at
+ * *tlm_core_bias_in; an entry that finds tlm_core_bias_pt set waits until
+ * it is clear (tlm_core_bias_wait).  A changed sequence tells the thread
+ * that the application called the library since it last looked.  Depth
+ * counts nested entries per thread; the progress thread's starts at
+ * TLM_BIAS_THREAD_DEPTH so that its calls never announce. */
 extern _Atomic uint32_t *tlm_core_bias_in;
-extern _Atomic uint32_t tlm_core_bias_pt, tlm_core_bias_entries;
+extern _Atomic uint32_t tlm_core_bias_pt;
+extern uint32_t tlm_core_bias_seq; /* the application's copy of the word */
 extern _Thread_local unsigned tlm_core_bias_depth
     __attribute__((tls_model("initial-exec")));
 #define TLM_BIAS_THREAD_DEPTH (1u << 30)
@@ -210,23 +212,21 @@ static inline void tlm_core_bias_enter(void)
 {
     if (tlm_core_bias_depth++ != 0)
         return;
-    atomic_store_explicit(tlm_core_bias_in, 1, memory_order_relaxed);
+    atomic_store_explicit(tlm_core_bias_in, ++tlm_core_bias_seq,
+                          memory_order_relaxed);
     /* The progress thread's membarrier() orders this store before the
      * load below where it matters: a compiler barrier suffices here. */
     atomic_signal_fence(memory_order_seq_cst);
     if (TLM_UNLIKELY(atomic_load_explicit(&tlm_core_bias_pt,
                                           memory_order_acquire)))
         tlm_core_bias_wait();
-    atomic_store_explicit(
-        &tlm_core_bias_entries,
-        atomic_load_explicit(&tlm_core_bias_entries, memory_order_relaxed) + 1,
-        memory_order_relaxed);
 }
 
 static inline void tlm_core_bias_leave(void)
 {
     if (--tlm_core_bias_depth == 0)
-        atomic_store_explicit(tlm_core_bias_in, 0, memory_order_release);
+        atomic_store_explicit(tlm_core_bias_in, ++tlm_core_bias_seq,
+                              memory_order_release);
 }
 
 enum { TLM_GUARD_NONE = 0, TLM_GUARD_LOCK, TLM_GUARD_BIAS };
@@ -236,23 +236,24 @@ typedef struct tlm_guard {
 
 static inline tlm_guard_t tlm_guard_enter(void)
 {
-    tlm_guard_t g = {TLM_GUARD_NONE};
-    if (TLM_UNLIKELY(tlm_core.locking)) {
-        tlm_core_lock_slow();
-        g.held = TLM_GUARD_LOCK;
-    } else if (TLM_UNLIKELY(tlm_core.biased)) {
-        tlm_core_bias_enter();
-        g.held = TLM_GUARD_BIAS;
+    tlm_guard_t g = {tlm_core.guard};
+    if (TLM_UNLIKELY(g.held != TLM_GUARD_NONE)) {
+        if (g.held == TLM_GUARD_LOCK)
+            tlm_core_lock_slow();
+        else
+            tlm_core_bias_enter();
     }
     return g;
 }
 
 static inline void tlm_guard_leave(tlm_guard_t *g)
 {
-    if (TLM_UNLIKELY(g->held == TLM_GUARD_LOCK))
-        tlm_core_unlock_slow();
-    else if (TLM_UNLIKELY(g->held == TLM_GUARD_BIAS))
-        tlm_core_bias_leave();
+    if (TLM_UNLIKELY(g->held != TLM_GUARD_NONE)) {
+        if (g->held == TLM_GUARD_LOCK)
+            tlm_core_unlock_slow();
+        else
+            tlm_core_bias_leave();
+    }
 }
 
 /* First line of every public function that touches library state. */

@@ -346,6 +346,9 @@ static int start_threads(int level, const tlm_config_t *c)
     tlm_guard_leave(&g);
     if (rc != TELEMEM_OK)
         tlm_core.locking = tlm_core.biased = false;
+    tlm_core.guard = tlm_core.locking  ? TLM_GUARD_LOCK
+                     : tlm_core.biased ? TLM_GUARD_BIAS
+                                       : TLM_GUARD_NONE;
     return rc;
 }
 

@@ -450,7 +450,7 @@ static bool shm_kick(tlm_transport_t *tp, int rank)
         return false;
     _Atomic uint32_t *w = st->maps[l].kick;
     if (!atomic_load_explicit(&w[TLM_KICK_LISTEN], memory_order_relaxed) ||
-        atomic_load_explicit(&w[TLM_KICK_INSIDE], memory_order_relaxed))
+        (atomic_load_explicit(&w[TLM_KICK_INSIDE], memory_order_relaxed) & 1))
         return false;
     struct sockaddr_un a = st->bell_to[l].addr;
     socklen_t len = st->bell_to[l].len;
