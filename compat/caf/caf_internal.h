@@ -156,6 +156,8 @@ void tlm_caf_shape_contig(tlm_caf_shape_t *s, size_t count, size_t elem);
  * back. */
 void tlm_caf_pack(void *out, const char *base, const tlm_caf_shape_t *s);
 void tlm_caf_unpack(char *base, const tlm_caf_shape_t *s, const void *in);
+/* Whether the elements of s follow each other without gaps, in order. */
+bool tlm_caf_is_contig(const tlm_caf_shape_t *s);
 /* Whether (a, b) have the same extents in the same order, ignoring
  * extents of 1. */
 bool tlm_caf_same_extents(const tlm_caf_shape_t *a,

@@ -104,3 +104,18 @@ void tlm_caf_unpack(char *base, const tlm_caf_shape_t *s, const void *in)
 {
     walk(base, s, (char *)in, 1);
 }
+
+bool tlm_caf_is_contig(const tlm_caf_shape_t *s)
+{
+    ptrdiff_t want = (ptrdiff_t)s->elem;
+    int i;
+
+    for (i = 0; i < s->ndim; i++) {
+        if (s->extent[i] == 1)
+            continue;
+        if (s->stride[i] != want)
+            return false;
+        want *= (ptrdiff_t)s->extent[i];
+    }
+    return true;
+}
