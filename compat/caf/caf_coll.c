@@ -43,8 +43,12 @@ static char *gather_local(tlm_gfc_desc_t *a, tlm_caf_shape_t *s,
 {
     char *buf;
 
+    static char none;
+
     tlm_caf_shape_of(a, s);
     *copied = false;
+    if (s->count * s->elem == 0)
+        return &none;
     if (tlm_caf_is_contig(s))
         return a->base_addr;
     buf = malloc(s->count * s->elem + 1);

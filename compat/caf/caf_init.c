@@ -11,8 +11,6 @@
 
 tlm_caf_t tlm_caf;
 
-void tlm_caf_ref_init(void);
-
 static int ctl_setup(void)
 {
     size_t n = (size_t)tlm_caf.n;

@@ -123,6 +123,10 @@ void tlm_caf_terminate(int st, int code) __attribute__((noreturn));
  * image in SYNC ALL or on its way out calls it).  A Telemem status. */
 int tlm_caf_agree(int st, bool *stopped, bool *failed, bool *running);
 
+/* Register the active-message handlers of the *_by_ref calls
+ * (caf_byref.c). */
+void tlm_caf_ref_init(void);
+
 /* ---- sync (caf_sync.c) ---- */
 
 /* SYNC IMAGES with the ranks @p ranks (initial team numbering); returns a

@@ -33,7 +33,7 @@ static int vector_addrs(remote_t *r, const tlm_gfc_desc_t *d,
 {
     int rank = d->dtype.rank, i;
     size_t n[TLM_CAF_MAX_DIM], idx[TLM_CAF_MAX_DIM] = {0}, count = 1, k;
-    ptrdiff_t span = d->span > 0 ? d->span : (ptrdiff_t)d->dtype.elem_len;
+    ptrdiff_t span = (ptrdiff_t)d->dtype.elem_len;
 
     for (i = 0; i < rank; i++) {
         if (vec[i].nvec) {

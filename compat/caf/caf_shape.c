@@ -8,7 +8,9 @@
 void tlm_caf_shape_of(const tlm_gfc_desc_t *d, tlm_caf_shape_t *s)
 {
     int i, rank = d->dtype.rank;
-    size_t span = d->span > 0 ? (size_t)d->span : d->dtype.elem_len;
+    /* Strides count elements of elem_len bytes (gfortran leaves span
+     * unset in the descriptors it builds for collectives). */
+    size_t span = d->dtype.elem_len;
 
     s->elem = d->dtype.elem_len;
     s->ndim = 0;
