@@ -254,7 +254,7 @@ void _gfortran_caf_get_by_ref(tlm_caf_token_p token, int image,
     if (dst_reallocatable)
         realloc_dst(dst, &sh);
     tlm_caf_shape_of(dst, &ds);
-    if (ds.count != sh.count) {
+    if (ds.count != sh.count && sh.count != 1) {
         tlm_caf_report(stat, NULL, 0, TLM_CAF_STAT_INVALID,
                        "get from image %d: %zu elements into %zu", image,
                        sh.count, ds.count);
@@ -264,7 +264,7 @@ void _gfortran_caf_get_by_ref(tlm_caf_token_p token, int image,
     conv = malloc(ds.count * ds.elem + 1);
     if (!conv || tlm_caf_convert_n(conv, dst->dtype.type, dst_kind, ds.elem,
                                    elems, src_type, src_kind, sh.elem,
-                                   ds.count, ds.count) != 0)
+                                   ds.count, sh.count) != 0)
         tlm_caf_report(stat, NULL, 0, TLM_CAF_STAT_INVALID,
                        "get from image %d: cannot convert type %d kind %d "
                        "to type %d kind %d", image, src_type, src_kind,

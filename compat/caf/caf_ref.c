@@ -154,11 +154,9 @@ static long dim_list(walk_t *w, const int64_t **pp, const tlm_gfc_dim_t *dd,
     st = p[3] ? p[3] : 1;
     *pp = p + 4;
     if (dd && (mode == TLM_CAF_ARR_FULL || mode == TLM_CAF_ARR_OPEN_START))
-        lo = mode == TLM_CAF_ARR_FULL ? dd->lbound : dd->lbound;
+        lo = dd->lbound;
     if (dd && (mode == TLM_CAF_ARR_FULL || mode == TLM_CAF_ARR_OPEN_END))
         hi = dd->ubound;
-    if (dd && mode == TLM_CAF_ARR_FULL)
-        st = 1;
     if (mode == TLM_CAF_ARR_SINGLE)
         hi = lo;
     n = (hi - lo + st) / st;
@@ -176,7 +174,8 @@ static long dim_list(walk_t *w, const int64_t **pp, const tlm_gfc_dim_t *dd,
 
 /* Apply an array reference to every position. */
 static int walk_array(walk_t *w, const int64_t **pp, int type,
-                      size_t item, bool top, tlm_caf_token_t *t)
+                      size_t item, bool top, tlm_caf_token_t *t,
+                      bool presence)
 {
     int64_t *sub[TLM_CAF_MAX_DIM] = {0};
     size_t cnt[TLM_CAF_MAX_DIM], nd = (size_t)(*pp)[0], i, d, cap = 0, m = 0;
@@ -195,14 +194,17 @@ static int walk_array(walk_t *w, const int64_t **pp, int type,
             if (!base) {
                 snprintf(w->err, sizeof w->err,
                          "the allocatable array is not allocated");
+                rc = presence ? 1 : -1;
                 goto out;
             }
         }
         for (d = 0; d < nd; d++) {
             int mode = (int)q[0];
             long c = dim_list(w, &q, dd ? &dd->dim[d] : NULL, &sub[d]);
-            if (c < 0)
+            if (c < 0) {
+                rc = -1;
                 goto out;
+            }
             cnt[d] = (size_t)c;
             total *= cnt[d];
             if (i == 0 && mode != TLM_CAF_ARR_SINGLE &&
@@ -301,7 +303,7 @@ static int walk_chain(walk_t *w, tlm_caf_token_t *t, const int64_t *p,
             p = nx;
         } else {
             p += 2;
-            rc = walk_array(w, &p, type, item, k == 0, t);
+            rc = walk_array(w, &p, type, item, k == 0, t, presence);
         }
         if (rc != 0)
             return rc;
@@ -328,6 +330,8 @@ int tlm_caf_ref_apply(tlm_caf_token_t *t, int op, const int64_t *refs,
     }
     rc = walk_chain(&w, t, refs, op == TLM_CAF_REF_OP_PRESENT);
     if (op == TLM_CAF_REF_OP_PRESENT) {
+        if (rc < 0)
+            snprintf(err, errcap, "%s", w.err);
         free(w.at);
         return rc == 0 ? TLM_CAF_REF_OK : rc == 1 ? TLM_CAF_REF_ABSENT
                                                   : TLM_CAF_REF_ERR;
@@ -344,7 +348,9 @@ int tlm_caf_ref_apply(tlm_caf_token_t *t, int op, const int64_t *refs,
         if (*out)
             for (i = 0; i < w.n; i++)
                 memcpy(*out + i * w.shape.elem, w.at[i], w.shape.elem);
-    } else if (count == w.n || count == 1) {
+    } else if (count >= w.n || count == 1) {
+        /* More elements than the reference names (a non-conforming
+         * assignment OpenCoarrays' tests make): the first ones. */
         for (i = 0; i < w.n; i++)
             memmove(w.at[i], data + (count == 1 ? 0 : i * w.shape.elem),
                     w.shape.elem);
