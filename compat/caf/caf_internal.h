@@ -25,10 +25,12 @@ enum { TLM_CAF_RUNNING = 0, TLM_CAF_STOPPED = 1, TLM_CAF_FAILED = 2 };
 /* The control block every image has (one telemem_malloc_all block):
  * arrived[j] counts image j's SYNC IMAGES posts to this image (only j
  * writes it), state[j] is what j said of itself when it stopped or
- * failed. */
+ * failed, xchg[j] is j's value in an exchange among a team's images
+ * (FORM TEAM). */
 typedef struct {
     volatile int64_t *arrived;
     volatile int64_t *state;
+    volatile int64_t *xchg;
 } tlm_caf_ctl_t;
 
 /* A coarray, lock, event or critical construct: what caf_token_t points
