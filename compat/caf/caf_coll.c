@@ -109,11 +109,12 @@ static int telemem_type_of(int type, size_t elem)
         return TELEMEM_FLOAT;
     if (type == TLM_BT_REAL && elem == 8)
         return TELEMEM_DOUBLE;
-    if (type == TLM_BT_COMPLEX && elem == 8)
-        return TELEMEM_COMPLEX_FLOAT;
-    if (type == TLM_BT_COMPLEX && elem == 16)
-        return TELEMEM_COMPLEX_DOUBLE;
     return -1;
+}
+
+static size_t telemem_size(int tt)
+{
+    return tt == TELEMEM_INT32 || tt == TELEMEM_FLOAT ? 4 : 8;
 }
 
 #define FOLD(T)                                                             \
@@ -276,9 +277,14 @@ static void reduce(const char *what, tlm_gfc_desc_t *a, int op,
         tlm_caf_check(TELEMEM_ERR_NO_MEMORY, stat, errmsg, len, what, 0);
         return;
     }
-    tt = u ? -1 : telemem_type_of(type, s.elem);
-    if (tt >= 0 && !(tt >= TELEMEM_COMPLEX_FLOAT && op != OP_SUM))
-        rc = telemem_allreduce(buf, s.count, tt,
+    /* A complex sum is the sum of the real and imaginary parts. */
+    if (!u && type == TLM_BT_COMPLEX && op == OP_SUM &&
+        (s.elem == 8 || s.elem == 16))
+        tt = telemem_type_of(TLM_BT_REAL, s.elem / 2);
+    else
+        tt = u ? -1 : telemem_type_of(type, s.elem);
+    if (tt >= 0)
+        rc = telemem_allreduce(buf, s.count * s.elem / telemem_size(tt), tt,
                                op == OP_SUM ? TELEMEM_SUM
                                : op == OP_MIN ? TELEMEM_MIN : TELEMEM_MAX);
     else {
