@@ -128,12 +128,23 @@ int tlm_caf_sync_team_all(char *msg, size_t cap)
     return 0;
 }
 
+/* gfortran 12 passes ERRMSG= of SYNC ALL, SYNC MEMORY and SYNC IMAGES
+ * as the address of a pointer to the variable (the address of the
+ * address it passes elsewhere): follow it. */
+static char *sync_errmsg(char *errmsg, size_t len)
+{
+    if (!errmsg || len == 0)
+        return NULL;
+    return *(char **)(void *)errmsg;
+}
+
 void _gfortran_caf_sync_all(int *stat, char *errmsg, size_t errmsg_len)
 {
     char msg[256] = "";
     int code;
 
     tlm_caf_need_init();
+    errmsg = sync_errmsg(errmsg, errmsg_len);
     code = tlm_caf_sync_team_all(msg, sizeof msg);
     if (code)
         tlm_caf_report(stat, errmsg, errmsg_len, code, "%s", msg);
@@ -147,6 +158,7 @@ void _gfortran_caf_sync_memory(int *stat, char *errmsg, size_t errmsg_len)
 
     tlm_caf_need_init();
     tlm_caf_ok(stat);
+    errmsg = sync_errmsg(errmsg, errmsg_len);
     rc = telemem_quiet();
     tlm_caf_check(rc, stat, errmsg, errmsg_len, "sync memory", 0);
 }
@@ -159,6 +171,7 @@ void _gfortran_caf_sync_images(int count, int images[], int *stat,
     const tlm_caf_team_t *t;
 
     tlm_caf_need_init();
+    errmsg = sync_errmsg(errmsg, errmsg_len);
     t = tlm_caf.team;
     if (count < 0) { /* SYNC IMAGES (*) */
         code = tlm_caf_sync_ranks(t->ranks, t->size, msg, sizeof msg);
