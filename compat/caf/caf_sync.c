@@ -108,9 +108,17 @@ int tlm_caf_sync_team_all(char *msg, size_t cap)
             return c ? c : TLM_CAF_STAT_FAILED_IMAGE;
         }
     rc = tlm_caf_agree(TLM_CAF_RUNNING, &stopped, &failed, &running);
+    if (rc == TELEMEM_ERR_PEER_DEAD) {
+        /* An image died: the others may already synchronise pairwise
+         * (they noticed first); join them. */
+        int c;
+        tlm_caf_refresh_dead();
+        c = sync_pairwise(tlm_caf.team, msg, cap);
+        if (c != TLM_CAF_STAT_FAILED_IMAGE)
+            snprintf(msg, cap, "sync all: an image has failed");
+        return TLM_CAF_STAT_FAILED_IMAGE;
+    }
     if (rc != TELEMEM_OK) {
-        if (rc == TELEMEM_ERR_PEER_DEAD)
-            tlm_caf_refresh_dead();
         snprintf(msg, cap, "sync all: %s (%s)",
                  rc == TELEMEM_ERR_PEER_DEAD ? "an image has failed"
                                              : telemem_strerror(rc),
