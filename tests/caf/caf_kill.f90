@@ -8,10 +8,10 @@ program caf_kill
   use iso_c_binding
   implicit none
   interface
-    integer(c_int) function getpid() bind(c, name='getpid')
+    integer(c_int) function c_getpid() bind(c, name='getpid')
       import :: c_int
     end function
-    integer(c_int) function kill(pid, sig) bind(c, name='kill')
+    integer(c_int) function c_kill(pid, sig) bind(c, name='kill')
       import :: c_int
       integer(c_int), value :: pid, sig
     end function
@@ -26,7 +26,7 @@ program caf_kill
     stop
   end if
   sync all
-  if (me == np) i = kill(getpid(), 9_c_int)
+  if (me == np) i = c_kill(c_getpid(), 9_c_int)
   call system_clock(t0, rate)
   sync all(stat=st)
   call system_clock(t1)
