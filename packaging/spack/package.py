@@ -1,6 +1,6 @@
 # packaging/spack/package.py - Spack recipe for Telemem: the meson build
 # with its transports (+ofi, +ucx), PMIx bootstrap (+pmix) and compatibility
-# layers (+armci, +gasnet) as variants.  Copy it into a Spack package
+# layers (+armci, +gasnet, +caf) as variants.  Copy it into a Spack package
 # repository as packages/telemem/package.py.
 try:  # Spack 1.0 and later: build systems live in the builtin repository
     from spack_repo.builtin.build_systems.meson import MesonPackage
@@ -14,7 +14,8 @@ class Telemem(MesonPackage):
     accumulate, atomics, mutexes, quiet, barrier, collectives, active
     messages) carried out by polling over two-sided active messages, with a
     direct (RDMA-style) path where it is faster, ARMCI and GASNet-1 layers,
-    and its own launcher, telemem-run."""
+    a Coarray Fortran runtime for gfortran, and its own launcher,
+    telemem-run."""
 
     homepage = "https://example.org/telemem"
     git = "https://example.org/telemem.git"
@@ -31,8 +32,13 @@ class Telemem(MesonPackage):
             description="libarmci, the ARMCI API of ARMCI-MPI over Telemem")
     variant("gasnet", default=True,
             description="libgasnet, the GASNet-1 API over Telemem")
+    variant("caf", default=True,
+            description="libcaf_telemem, gfortran's coarray runtime "
+            "(-fcoarray=lib) over Telemem, and the caf-telemem wrapper")
 
     depends_on("c", type="build")
+    # The coarray runtime is C; its tests and its users need gfortran.
+    depends_on("fortran", type=("build", "run"), when="+caf")
     depends_on("meson@0.63:", type="build")
     depends_on("pkgconfig", type="build")
     depends_on("python@3:", type="build")  # man pages, generated
@@ -64,6 +70,7 @@ class Telemem(MesonPackage):
             feature("pmix"),
             boolean("armci"),
             boolean("gasnet"),
+            boolean("caf"),
             # The benchmarks build (they need FFTW and PAPI only if found)
             # but are not installed.
             "-Dinstall_benchmarks=false",
