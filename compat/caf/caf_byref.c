@@ -35,7 +35,8 @@ static void reply_handler(telemem_am_token_t tok, void *payload, size_t bytes,
     p->status = (int)args[2];
     p->data = malloc(bytes + 1);
     if (p->data) {
-        memcpy(p->data, payload, bytes);
+        if (bytes > 0)
+            memcpy(p->data, payload, bytes);
         p->data[bytes] = 0;
         p->bytes = bytes;
     } else {

@@ -46,6 +46,9 @@ typedef struct tlm_caf_token {
     tlm_gfc_desc_t *desc;   /* descriptor given at registration */
     uint64_t *held;         /* locks held by this image: index*n + rank */
     size_t nheld, capheld;
+    /* every token the runtime holds (tlm_caf.tokens): gfortran never
+     * deregisters some (components' tokens) */
+    struct tlm_caf_token *prev_all, *next_all;
 } tlm_caf_token_t;
 
 /* A team: its members' ranks in the initial team, in image order. */
@@ -56,7 +59,7 @@ typedef struct tlm_caf_team {
     int *ranks;             /* size entries */
     struct tlm_caf_team *parent;
     bool active;            /* between CHANGE TEAM and END TEAM */
-    uint64_t sync_epoch;    /* SYNC TEAM / SYNC ALL inside it */
+    struct tlm_caf_team *next_all; /* every team formed (tlm_caf.teams) */
 } tlm_caf_team_t;
 
 typedef struct tlm_caf {
@@ -74,6 +77,8 @@ typedef struct tlm_caf {
     size_t by_id_cap;
     tlm_caf_team_t initial;
     tlm_caf_team_t *team;   /* the current team */
+    tlm_caf_token_t *tokens; /* every token (the runtime owns them) */
+    tlm_caf_team_t *teams;  /* every team formed (team_type holds none) */
 } tlm_caf_t;
 
 extern tlm_caf_t tlm_caf;

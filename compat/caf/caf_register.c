@@ -40,6 +40,18 @@ static int remember(tlm_caf_token_t *t)
     return TELEMEM_OK;
 }
 
+/* Forget and free a token. */
+static void token_free(tlm_caf_token_t *t)
+{
+    if (t->prev_all)
+        t->prev_all->next_all = t->next_all;
+    else
+        tlm_caf.tokens = t->next_all;
+    if (t->next_all)
+        t->next_all->prev_all = t->prev_all;
+    free(t);
+}
+
 static bool is_lock(int type)
 {
     return type == TLM_CAF_REG_LOCK_STATIC ||
@@ -142,6 +154,10 @@ void _gfortran_caf_register(size_t size, int type, tlm_caf_token_p *token,
         t->id = -1;
         t->mutex_set = -1;
         t->type = type;
+        t->next_all = tlm_caf.tokens;
+        if (tlm_caf.tokens)
+            tlm_caf.tokens->prev_all = t;
+        tlm_caf.tokens = t;
     }
     t->desc = desc;
     if (type == TLM_CAF_REG_REGISTER_ONLY) {
@@ -161,7 +177,7 @@ void _gfortran_caf_register(size_t size, int type, tlm_caf_token_p *token,
         }
         t->size = size;
     } else if (register_collective(t, size, stat, errmsg, errmsg_len)) {
-        free(t);
+        token_free(t);
         return;
     }
     if (desc)
@@ -201,6 +217,6 @@ void _gfortran_caf_deregister(tlm_caf_token_p *token, int type, int *stat,
     t->mem = NULL;
     if (type == TLM_CAF_DEREG_DEALLOCATE_ONLY)
         return; /* the component's token stays for the next ALLOCATE */
-    free(t);
+    token_free(t);
     *token = NULL;
 }

@@ -90,6 +90,8 @@ void _gfortran_caf_form_team(int team_number, tlm_caf_team_p *team,
         if (t->ranks[i] == tlm_caf.me)
             t->me = i;
     free(all);
+    t->next_all = tlm_caf.teams;
+    tlm_caf.teams = t;
     *team = t;
 }
 

@@ -7,6 +7,7 @@ program caf_stop
   use iso_fortran_env
   implicit none
   integer :: me, np, st, nerr = 0
+  integer, allocatable :: survivors(:)
 
   me = this_image(); np = num_images()
   if (np < 3) then
@@ -32,7 +33,8 @@ program caf_stop
   call check(image_status(np) == STAT_STOPPED_IMAGE, 'image_status stopped')
   call check(image_status(me) == 0, 'image_status running')
   ! The survivors finish together (so none has stopped during the checks).
-  sync images([(st, st = 2, np - 1)])
+  survivors = [(st, st = 2, np - 1)]
+  sync images(survivors)
   if (nerr /= 0) error stop 'caf_stop: failures'
   if (me == 2) print '(a)', 'Test passed.'
 contains
