@@ -29,7 +29,10 @@ enum {
     TLM_CAF_STAT_UNLOCKED = 0,
     TLM_CAF_STAT_STOPPED_IMAGE = 6000,
     TLM_CAF_STAT_FAILED_IMAGE = 6001,
-    TLM_CAF_STAT_UNLOCKED_FAILED_IMAGE = 6002
+    TLM_CAF_STAT_UNLOCKED_FAILED_IMAGE = 6002,
+    /* not the standard's: OpenCoarrays' STAT= for an image listed twice
+     * in SYNC IMAGES, which its tests expect */
+    TLM_CAF_STAT_DUP_SYNC_IMAGES = 3
 };
 
 /* What _gfortran_caf_register is asked to create. */

@@ -2,6 +2,7 @@
  * num_images, image indices of the current team, image_status,
  * failed_images, stopped_images, and random_init across images. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "caf_internal.h"
 
@@ -126,14 +127,62 @@ void _gfortran_caf_stopped_images(tlm_gfc_desc_t *array,
     images_in_state(array, kind, TLM_CAF_STOPPED);
 }
 
-/* libgfortran's own RANDOM_INIT (weak: a C test may not link it). */
-extern void _gfortran_random_init(int repeatable, int image_distinct,
-                                  int hidden) __attribute__((weak));
+/* libgfortran's RANDOM_SEED for default integers (weak: a C test may not
+ * link libgfortran). */
+extern void _gfortran_random_seed_i4(int32_t *size, tlm_gfc_desc_t *put,
+                                     tlm_gfc_desc_t *get)
+    __attribute__((weak));
 
+static void seed_desc(tlm_gfc_desc_t *d, int32_t *seed, int32_t n)
+{
+    memset(d, 0, sizeof *d);
+    d->base_addr = seed;
+    d->offset = (size_t)-1;
+    d->dtype.elem_len = sizeof(int32_t);
+    d->dtype.rank = 1;
+    d->dtype.type = TLM_BT_INTEGER;
+    d->span = sizeof(int32_t);
+    d->dim[0].lbound = 1;
+    d->dim[0].ubound = n;
+    d->dim[0].stride = 1;
+}
+
+/* RANDOM_INIT: REPEATABLE seeds come from a fixed number (and the image
+ * index when IMAGE_DISTINCT) through splitmix64; otherwise the processor's
+ * own random seed, drawn on every image (IMAGE_DISTINCT) or on image 1
+ * and broadcast (the images call it together then). */
 void _gfortran_caf_random_init(bool repeatable, bool image_distinct)
 {
+    tlm_gfc_desc_t d;
+    int32_t n = 0, i, *seed;
+    uint64_t x;
+
     tlm_caf_need_init();
-    if (_gfortran_random_init)
-        _gfortran_random_init(repeatable, image_distinct,
-                              tlm_caf.team->me + 1);
+    if (!_gfortran_random_seed_i4)
+        return;
+    _gfortran_random_seed_i4(&n, NULL, NULL);
+    seed = calloc((size_t)n + 1, sizeof *seed);
+    if (!seed)
+        tlm_caf_die(1, "random_init: out of memory");
+    seed_desc(&d, seed, n);
+    if (repeatable) {
+        x = 0x5eed5eedULL + (image_distinct ? (uint64_t)tlm_caf.me + 1 : 0);
+        for (i = 0; i < n; i++) {
+            uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+            z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+            seed[i] = (int32_t)((z ^ (z >> 31)) | 1);
+        }
+        _gfortran_random_seed_i4(NULL, &d, NULL);
+    } else {
+        _gfortran_random_seed_i4(NULL, NULL, NULL);
+        if (!image_distinct) {
+            _gfortran_random_seed_i4(NULL, NULL, &d);
+            if (telemem_broadcast(seed, (size_t)n * sizeof *seed, 0) !=
+                TELEMEM_OK)
+                tlm_caf_die(1, "random_init: broadcast of the seed failed");
+            _gfortran_random_seed_i4(NULL, &d, NULL);
+        }
+    }
+    free(seed);
 }

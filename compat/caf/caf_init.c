@@ -53,8 +53,20 @@ void _gfortran_caf_init(int *argc, char ***argv)
 {
     int rc;
 
-    if (tlm_caf.inited)
+    if (tlm_caf.inited) {
+        /* Static coarrays are registered, and given their initial values,
+         * by constructors that run before main calls caf_init: no image
+         * may start the program (and write into another's coarrays)
+         * before every image has initialised its own. */
+        if (tlm_caf.early && argv) {
+            tlm_caf.early = false;
+            rc = telemem_barrier();
+            if (rc != TELEMEM_OK)
+                tlm_caf_die(1, "caf_init: barrier: %s",
+                            telemem_strerror(rc));
+        }
         return;
+    }
     rc = telemem_initialize(argc, argv);
     if (rc != TELEMEM_OK)
         tlm_caf_die(1, "caf_init: telemem_initialize: %s (%s)",
@@ -76,8 +88,10 @@ void _gfortran_caf_init(int *argc, char ***argv)
 
 void tlm_caf_need_init(void)
 {
-    if (!tlm_caf.inited)
+    if (!tlm_caf.inited) {
         _gfortran_caf_init(NULL, NULL);
+        tlm_caf.early = true;
+    }
 }
 
 /* Whether any image died without telling (killed): then collectives can

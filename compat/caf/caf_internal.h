@@ -64,6 +64,7 @@ typedef struct tlm_caf_team {
 
 typedef struct tlm_caf {
     bool inited, finalizing;
+    bool early;             /* started by a constructor, before main */
     int me, n;              /* rank and images of the initial team */
     int64_t *ctl_block;     /* this image's control block */
     void **ctl_bases;       /* every image's */

@@ -188,6 +188,17 @@ void _gfortran_caf_sync_images(int count, int images[], int *stat,
     ranks = malloc(((size_t)count + 1) * sizeof(int));
     if (!ranks)
         tlm_caf_die(1, "sync images: out of memory");
+    /* Duplicates first, as OpenCoarrays checks (its tests expect it). */
+    for (i = 0; i < count; i++)
+        for (j = 0; j < i; j++)
+            if (images[j] == images[i]) {
+                free(ranks);
+                tlm_caf_report(stat, errmsg, errmsg_len,
+                               TLM_CAF_STAT_DUP_SYNC_IMAGES,
+                               "sync images: image %d appears twice in the "
+                               "list", images[i]);
+                return;
+            }
     for (i = 0; i < count; i++) {
         ranks[i] = tlm_caf_rank_of(images[i]);
         if (ranks[i] < 0) {
@@ -197,15 +208,6 @@ void _gfortran_caf_sync_images(int count, int images[], int *stat,
                            "[1, %d]", images[i], t->size);
             return;
         }
-        for (j = 0; j < i; j++)
-            if (ranks[j] == ranks[i]) {
-                free(ranks);
-                tlm_caf_report(stat, errmsg, errmsg_len,
-                               TLM_CAF_STAT_INVALID,
-                               "sync images: image %d appears twice in the "
-                               "list", images[i]);
-                return;
-            }
     }
     code = tlm_caf_sync_ranks(ranks, count, msg, sizeof msg);
     free(ranks);
