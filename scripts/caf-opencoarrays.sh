@@ -8,14 +8,18 @@
 # own criterion), within the time limit.
 # Usage: scripts/caf-opencoarrays.sh --oc-src DIR [--build DIR]
 #          [--images "1 2 3 4"] [--only REGEX] [--timeout S] [--out DIR]
-#   --oc-src   an OpenCoarrays source tree (its src/tests is used)
-#   --build    Telemem build directory (default build)
-#   --out      where programs, logs and results.tsv go (default
-#              /tmp/caf-oc)
+#          [--oc-results FILE]
+#   --oc-src      an OpenCoarrays source tree (its src/tests is used)
+#   --build       Telemem build directory (default build)
+#   --out         where programs, logs and results.tsv go (default
+#                 /tmp/caf-oc)
+#   --oc-results  take OpenCoarrays' column from an earlier results.tsv
+#                 instead of running it again
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 oc_src="" build=build images="1 2 3 4" only="" tmo=60 out=/tmp/caf-oc
+oc_results=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --oc-src) oc_src=$2; shift 2 ;;
@@ -24,7 +28,8 @@ while [ $# -gt 0 ]; do
         --only) only=$2; shift 2 ;;
         --timeout) tmo=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
-        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --oc-results) oc_results=$2; shift 2 ;;
+        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "caf-opencoarrays.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -49,7 +54,7 @@ list() {
     done
     echo "co_heat|integration/pde_solvers/coarrayHeatSimplified/local_field.f90 integration/pde_solvers/coarrayHeatSimplified/global_field.f90 integration/pde_solvers/coarrayHeatSimplified/main.f90"
     local b=integration/pde_solvers/coarrayBurgers
-    echo "coarray_burgers_pde|$b/kind_parameters.F90 $b/object_interface.F90 $b/ForTrilinos_assertion_utility.F90 $b/ForTrilinos_error.F90 $b/co_object_interface.F90 $b/local_field.F90 $b/global_field.F90 $b/main.F90"
+    echo "coarray_burgers_pde|$b/library/object_interface.F90 $b/library/ForTrilinos_assertion_utility.F90 $b/library/co_object_interface.F90 $b/local_field.F90 $b/global_field.F90 $b/main.F90"
 }
 
 # build NAME KIND SOURCES...: KIND telemem or oc; prints "ok" or "build"
@@ -58,6 +63,11 @@ build_one() {
     local dir="$out/$kind/$name" srcs=()
     mkdir -p "$dir"
     for s in "$@"; do srcs+=("$t/$s"); done
+    # The Burgers solver includes its compiler's capability file as
+    # OpenCoarrays' CMake copies it.
+    cp "$t/integration/pde_solvers/coarrayBurgers/include-files/gfortran_capabilities.txt" \
+        "$dir/compiler_capabilities.txt" 2>/dev/null
+    srcs+=(-I"$dir")
     if [ "$kind" = telemem ]; then
         (cd "$dir" && nice -n 10 gfortran -fcoarray=lib -O1 "${srcs[@]}" \
             -o prog -L"$lib" -lcaf_telemem -Wl,-rpath,"$lib" \
@@ -94,11 +104,16 @@ list | while IFS='|' read -r name srcs; do
     bt=$(build_one "$name" telemem $srcs)
     bo=skip
     # shellcheck disable=SC2086
-    [ "$have_oc" = 1 ] && bo=$(build_one "$name" oc $srcs)
+    [ "$have_oc" = 1 ] && [ -z "$oc_results" ] && bo=$(build_one "$name" oc $srcs)
     for n in $images; do
         rt=$bt ro=$bo
         [ "$bt" = ok ] && rt=$(run_one "$name" telemem "$n")
         [ "$bo" = ok ] && ro=$(run_one "$name" oc "$n")
+        if [ -n "$oc_results" ]; then
+            ro=$(awk -F'\t' -v t="$name" -v n="$n" \
+                 '$1 == t && $2 == n {print $3}' "$oc_results")
+            ro=${ro:-skip}
+        fi
         printf '%s\t%s\t%s\t%s\n' "$name" "$n" "$ro" "$rt" | tee -a "$res"
     done
 done
