@@ -1,7 +1,7 @@
 /* caf_init.c - the life of an image: caf_init (Telemem, the control
  * block, the handlers), normal termination (END PROGRAM, STOP) and
- * FAIL IMAGE, which tell every image and wait for the job to end, and
- * ERROR STOP, which ends the job at once. */
+ * FAIL IMAGE, which tell every image and wait in a barrier for the job to
+ * end, and ERROR STOP, which ends the job at once. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,20 +94,8 @@ void tlm_caf_need_init(void)
     }
 }
 
-/* Whether any image died without telling (killed): then collectives can
- * no longer be used. */
-static bool any_dead(void)
-{
-    int r;
-
-    for (r = 0; r < tlm_caf.n; r++)
-        if (r != tlm_caf.me && telemem_rank_alive(r) == TELEMEM_ERR_PEER_DEAD)
-            return true;
-    return false;
-}
-
-/* Wait until no image is running, looking at each in turn (used when one
- * has died: collectives would fail). */
+/* Wait until no image is running, looking at each in turn (when an image
+ * has died the barrier fails). */
 static void wait_each_done(void)
 {
     int r;
@@ -122,30 +110,10 @@ static void wait_each_done(void)
     }
 }
 
-/* The states of all images, agreed on by all: any stopped, any failed,
- * any running.  Every image in SYNC ALL or on its way out calls it. */
-int tlm_caf_agree(int st, bool *stopped, bool *failed, bool *running)
-{
-    int64_t v[3];
-    int rc;
-
-    v[0] = st == TLM_CAF_STOPPED ? -1 : 0;
-    v[1] = st == TLM_CAF_FAILED ? -1 : 0;
-    v[2] = st == TLM_CAF_RUNNING ? -1 : 0;
-    rc = telemem_allreduce(v, 3, TELEMEM_INT64, TELEMEM_MIN);
-    if (rc != TELEMEM_OK)
-        return rc;
-    *stopped = v[0] < 0;
-    *failed = v[1] < 0;
-    *running = v[2] < 0;
-    return TELEMEM_OK;
-}
-
 void tlm_caf_terminate(int st, int code)
 {
     int64_t v = st;
-    bool stopped, failed, running = true;
-    int r, rc;
+    int r;
 
     tlm_caf_need_init();
     tlm_caf.finalizing = true;
@@ -157,18 +125,11 @@ void tlm_caf_terminate(int st, int code)
                                tlm_caf.me, &v, sizeof v);
     telemem_quiet();
     /* Stay, serving the others' requests (they may still read this
-     * image's coarrays, or wait on it), until no image is running. */
-    while (running) {
-        if (any_dead()) {
-            wait_each_done();
-            break;
-        }
-        rc = tlm_caf_agree(st, &stopped, &failed, &running);
-        if (rc != TELEMEM_OK) {
-            wait_each_done();
-            break;
-        }
-    }
+     * image's coarrays, or wait on it), until every image has ended: the
+     * running ones never enter a barrier, so this one ends when the last
+     * image does. */
+    if (telemem_barrier() != TELEMEM_OK)
+        wait_each_done();
     fflush(NULL);
     telemem_finalize();
     exit(code);

@@ -126,10 +126,6 @@ int tlm_caf_state(int rank);
  * failed, then wait, serving requests, until no image is running; then
  * leave Telemem.  Never returns to the program. */
 void tlm_caf_terminate(int st, int code) __attribute__((noreturn));
-/* What all images agree on, given this one's state @p st: whether any
- * image has stopped, failed, or is still running (one allreduce; every
- * image in SYNC ALL or on its way out calls it).  A Telemem status. */
-int tlm_caf_agree(int st, bool *stopped, bool *failed, bool *running);
 
 /* Register the active-message handlers of the *_by_ref calls
  * (caf_byref.c). */
