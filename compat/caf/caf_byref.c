@@ -120,6 +120,90 @@ static const char *decode_get(const char *m, tlm_caf_rshape_t *sh)
     return m + (size_t)(sh->rank + 3) * sizeof(int64_t);
 }
 
+/* direct_ref's answer when the chain needs the owning image. */
+#define NEEDS_OWNER 1
+
+/* The shortcut of tlm_caf_ref_local: the elements' addresses on rank,
+ * moved with one Telemem get or put when they follow each other, a
+ * vector transfer otherwise.  Returns NEEDS_OWNER when the chain needs
+ * the owner, else a Telemem status (*out as do_ref's for a GET). */
+static int direct_ref(tlm_caf_token_t *t, int rank, int op,
+                      const int64_t *refs, const char *data, size_t count,
+                      char **out)
+{
+    tlm_caf_rshape_t sh;
+    char **a = NULL, *buf = NULL, *elems;
+    const char **loc = NULL;
+    size_t i, hdr;
+    bool contig = true;
+    int rc;
+
+    if ((op != TLM_CAF_REF_OP_GET && op != TLM_CAF_REF_OP_SEND) ||
+        tlm_caf_ref_local(t, refs, &a, &sh) != 0)
+        return NEEDS_OWNER;
+    if (op == TLM_CAF_REF_OP_SEND && count != 1 && count < sh.count) {
+        free(a);
+        return NEEDS_OWNER; /* the owner reports the size mismatch */
+    }
+    for (i = 0; i < sh.count; i++) {
+        if (a[i] < (char *)t->mem ||
+            a[i] + sh.elem > (char *)t->mem + t->size) {
+            free(a);
+            return NEEDS_OWNER;
+        }
+        if (i > 0 && a[i] != a[i - 1] + sh.elem)
+            contig = false;
+        a[i] = tlm_caf_remote(t, rank, a[i]);
+    }
+    hdr = (size_t)(sh.rank + 3) * sizeof(int64_t);
+    if (op == TLM_CAF_REF_OP_GET) {
+        buf = malloc(hdr + sh.count * sh.elem + 1);
+        if (!buf) {
+            free(a);
+            return TELEMEM_ERR_NO_MEMORY;
+        }
+        ((int64_t *)buf)[0] = sh.rank;
+        for (i = 0; i < (size_t)sh.rank; i++)
+            ((int64_t *)buf)[1 + i] = (int64_t)sh.ext[i];
+        ((int64_t *)buf)[1 + sh.rank] = (int64_t)sh.count;
+        ((int64_t *)buf)[2 + sh.rank] = (int64_t)sh.elem;
+    }
+    elems = buf + hdr;
+    if (sh.count == 0) {
+        rc = TELEMEM_OK;
+    } else if (contig && (op == TLM_CAF_REF_OP_GET || count != 1 ||
+                          sh.count == 1)) {
+        rc = op == TLM_CAF_REF_OP_GET
+                 ? telemem_get(rank, elems, a[0], sh.count * sh.elem)
+                 : telemem_put(rank, a[0], data, sh.count * sh.elem);
+    } else {
+        loc = malloc(sh.count * sizeof *loc);
+        if (!loc) {
+            free(a);
+            free(buf);
+            return TELEMEM_ERR_NO_MEMORY;
+        }
+        for (i = 0; i < sh.count; i++)
+            loc[i] = op == TLM_CAF_REF_OP_GET
+                         ? elems + i * sh.elem
+                         : data + (count == 1 ? 0 : i * sh.elem);
+        rc = op == TLM_CAF_REF_OP_GET
+                 ? telemem_get_vector(rank, (void *const *)loc,
+                                      (const void *const *)a, sh.count,
+                                      sh.elem)
+                 : telemem_put_vector(rank, (void *const *)a,
+                                      (const void *const *)loc, sh.count,
+                                      sh.elem);
+    }
+    free(loc);
+    free(a);
+    if (rc == TELEMEM_OK && op == TLM_CAF_REF_OP_GET)
+        *out = buf;
+    else
+        free(buf);
+    return rc;
+}
+
 /* Carry out op on image's copy: *out (GET) is a new buffer holding the
  * answer's header and elements.  Returns TLM_CAF_REF_* or reports and
  * returns -1. */
@@ -159,6 +243,16 @@ static int do_ref(tlm_caf_token_t *t, int image, int op,
     tlm_caf_ref_encode(refs, msg + HDR_WORDS);
     if (count * elem > 0)
         memcpy(msg + HDR_WORDS + words, data, count * elem);
+    if (rank != tlm_caf.me) {
+        rc = direct_ref(t, rank, op, msg + HDR_WORDS,
+                        (const char *)(msg + HDR_WORDS + words), count, out);
+        if (rc != NEEDS_OWNER) {
+            free(msg);
+            return tlm_caf_check(rc, stat, NULL, 0, what, image)
+                       ? -1
+                       : TLM_CAF_REF_OK;
+        }
+    }
     if (rank == tlm_caf.me) {
         tlm_caf_rshape_t sh;
         char *o = NULL;

@@ -367,3 +367,39 @@ int tlm_caf_ref_apply(tlm_caf_token_t *t, int op, const int64_t *refs,
     }
     return TLM_CAF_REF_OK;
 }
+
+/* ---- the caller's shortcut ---- */
+
+int tlm_caf_ref_local(tlm_caf_token_t *t, const int64_t *refs,
+                      char ***addrs, tlm_caf_rshape_t *sh)
+{
+    const int64_t *p = refs + 1;
+    int64_t k, d;
+    walk_t w;
+
+    /* Only chains through this image's own layout: no allocatable or
+     * pointer component (those hold addresses of the owning image). */
+    for (k = 0; k < refs[0]; k++) {
+        if (p[0] == TLM_CAF_REF_COMPONENT) {
+            if (p[3] != 0)
+                return -1;
+            p += 4;
+            continue;
+        }
+        d = p[2];
+        p += 3;
+        while (d-- > 0)
+            p += p[0] == TLM_CAF_ARR_VECTOR ? 2 + p[1] : 4;
+    }
+    if (!t || !t->mem || !t->bases)
+        return -1;
+    memset(&w, 0, sizeof w);
+    if (walk_chain(&w, t, refs, false) != 0) {
+        free(w.at);
+        return -1;
+    }
+    *sh = w.shape;
+    sh->count = w.n;
+    *addrs = w.at;
+    return 0;
+}

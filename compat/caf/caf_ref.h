@@ -30,4 +30,12 @@ int tlm_caf_ref_apply(tlm_caf_token_t *t, int op, const int64_t *refs,
                       const char *data, size_t count, tlm_caf_rshape_t *sh,
                       char **out, char *err, size_t errcap);
 
+/* On the caller: when the chain goes through no allocatable or pointer
+ * component of a coarray every image allocated alike (a collective
+ * token), its elements are at the same offsets on every image: walk it
+ * here and return this image's addresses of them (*addrs, a new array)
+ * and the shape.  Returns 0, or -1 when the chain needs the owner. */
+int tlm_caf_ref_local(tlm_caf_token_t *t, const int64_t *refs,
+                      char ***addrs, tlm_caf_rshape_t *sh);
+
 #endif /* TLM_CAF_REF_H */
