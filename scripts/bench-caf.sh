@@ -84,8 +84,9 @@ for k in telemem oc; do
          "$t/pde_solvers/coarrayHeatSimplified/global_field.f90" \
          "$t/pde_solvers/coarrayHeatSimplified/main.f90" &&
      compile $k burgers -I"$out/burgers-inc" \
+         "$b/library/object_interface.F90" \
          "$b/library/ForTrilinos_assertion_utility.F90" \
-         "$b/library/object_interface.F90" "$b/library/co_object_interface.F90" \
+         "$b/library/co_object_interface.F90" \
          "$b/local_field.F90" "$b/global_field.F90" "$b/main.F90") \
         >"$out/$k/apps-build.log" 2>&1 || { echo "build failed ($k): $out/$k/apps-build.log"; exit 1; }
 done
