@@ -1,6 +1,6 @@
 # packaging/spack/package.py - Spack recipe for Telemem: the meson build
 # with its transports (+ofi, +ucx), launcher interfaces (+pmix, +pmi2) and
-# compatibility layers (+armci, +gasnet) as variants, the options of
+# compatibility layers (+armci, +gasnet, +caf) as variants, the options of
 # meson_options.txt.  Copy it into a Spack package repository as
 # packages/telemem/package.py.
 #
@@ -23,7 +23,8 @@ class Telemem(MesonPackage):
     accumulate, atomics, mutexes, quiet, barrier, collectives, active
     messages) carried out by polling over two-sided active messages, with a
     direct (RDMA-style) path where it is faster, ARMCI and GASNet-1 layers,
-    and its own launcher, telemem-run."""
+    a Coarray Fortran runtime for gfortran, and its own launcher,
+    telemem-run."""
 
     homepage = "https://example.org/telemem"
     git = "https://example.org/telemem.git"
@@ -47,10 +48,15 @@ class Telemem(MesonPackage):
             description="libarmci, the ARMCI API of ARMCI-MPI over Telemem")
     variant("gasnet", default=True, when="@0.1.1:",
             description="libgasnet, the GASNet-1 API over Telemem")
+    variant("caf", default=True, when="@0.1.1:",
+            description="libcaf_telemem, gfortran's coarray runtime "
+            "(-fcoarray=lib) over Telemem, and the caf-telemem wrapper")
 
     # Versions: the least that meson.build asks for (meson), else those of
     # Debian 12, where Telemem is built and tested.
     depends_on("c", type="build")
+    # The coarray runtime is C; its tests and its users need gfortran.
+    depends_on("fortran", type=("build", "run"), when="+caf")
     depends_on("meson@0.63:", type="build")
     depends_on("pkgconfig", type="build")
     depends_on("python@3:", type="build")  # man pages, generated
@@ -93,6 +99,7 @@ class Telemem(MesonPackage):
                 feature("pmi2"),
                 boolean("armci"),
                 boolean("gasnet"),
+                boolean("caf"),
                 "-Dinstall_benchmarks=false",
             ]
         return args
