@@ -4,9 +4,12 @@
  * checks and odd buffer offsets.  The library calls are behind
  * netpipe_backend.h (one backend_*.c per program).
  *
- * Run with exactly two ranks:  telemem-run -n 2 telemem-netpipe [options]
- * (mpirun -n 2 for the MPI-based builds).  docs/benchmarks.md explains the
- * modes, the CSV and the flag argument.
+ * Run with two ranks:  telemem-run -n 2 telemem-netpipe [options]
+ * (mpirun -n 2 for the MPI-based builds).  With 2P ranks, P pairs (rank r
+ * and rank r+P) run the same measurement at once and the CSV gives the
+ * slowest pair's time (two hosts of P ranks each: P pairs across the
+ * network).  docs/benchmarks.md explains the modes, the CSV and the flag
+ * argument.
  *
  * How the receiver knows a message has arrived (--flag):
  *   last      (default where safe) it polls the last bytes of the data
@@ -161,11 +164,15 @@ static size_t make_sizes(const struct knobs *k, uint64_t *out, size_t cap)
 /* ------------------------------------------------------------------------ */
 /* The benchmark proper */
 
+/* rank and peer are roles in this rank's pair (0 sends first, 1 answers);
+ * world[role] is the job's rank of that role. */
 struct bench {
     struct knobs k;
     int rank, peer;
+    int pairs, pair;    /* pairs in the job; this rank's pair */
+    int world[2];
     int two_sided;      /* nb_info()->two_sided */
-    void *bases[2];
+    void *bases[2];     /* the pair's blocks, by role */
     size_t slot;        /* bytes per data slot, a multiple of PAGE */
     uint64_t seq;       /* message counter, identical on both ranks */
 };
@@ -195,7 +202,8 @@ static void spin_timeout(uint64_t want, uint64_t seen, double t0,
 /* Put an 8-byte control word into the peer's control area. */
 static void put_ctrl(struct bench *b, size_t off, uint64_t value)
 {
-    nb_put(b->peer, (void *)ctrl(b, b->peer, off), &value, sizeof value);
+    nb_put(b->world[b->peer], (void *)ctrl(b, b->peer, off), &value,
+           sizeof value);
 }
 
 /* Poll until the control word at off in our block holds want.  Two-sided:
@@ -206,7 +214,7 @@ static void wait_flag(struct bench *b, size_t off, uint64_t want)
     unsigned spins = 0;
     double t0 = 0;
     if (b->two_sided)
-        nb_recv(b->peer, (void *)f, sizeof *f);
+        nb_recv(b->world[b->peer], (void *)f, sizeof *f);
     while (load_flag(f) != want) {
         if (b->k.poll)
             nb_poll();
@@ -256,7 +264,7 @@ static void wait_inline(struct bench *b, unsigned char *p, size_t n,
     double t0 = 0;
     uint64_t want = last_value(n, flag);
     if (b->two_sided)
-        nb_recv(b->peer, p, n);
+        nb_recv(b->world[b->peer], p, n);
     while (load_last(p, n) != want) {
         if (b->k.poll)
             nb_poll();
@@ -283,7 +291,7 @@ static unsigned char *send_area(struct bench *b)
 static void fence_data(struct bench *b)
 {
     if (!nb_info()->ordered)
-        nb_fence(b->peer);
+        nb_fence(b->world[b->peer]);
 }
 
 /* One latency message from this rank to the peer: the data, whose last
@@ -296,9 +304,9 @@ static void lat_send(struct bench *b, size_t n, uint64_t flag)
         touch(src, n);
     if (b->k.inline_flag && last_bytes(n)) {
         store_last(src, n, flag);
-        nb_put(b->peer, dst, src, n);
+        nb_put(b->world[b->peer], dst, src, n);
     } else {
-        nb_put(b->peer, dst, src, n);
+        nb_put(b->world[b->peer], dst, src, n);
         fence_data(b);
         put_ctrl(b, CTRL_PP, flag);
     }
@@ -311,7 +319,7 @@ static void lat_recv(struct bench *b, size_t n, uint64_t flag)
         wait_inline(b, mine, n, flag);
     } else {
         if (b->two_sided)
-            nb_recv(b->peer, mine, n);
+            nb_recv(b->world[b->peer], mine, n);
         wait_flag(b, CTRL_PP, flag);
     }
     if (b->k.touch)
@@ -372,7 +380,8 @@ static void bulk_receive(struct bench *b, int burst, size_t n,
     if (!b->two_sided)
         return;
     for (uint64_t i = 0; i < count; i++)
-        nb_recv(b->peer, area(b, 1, (uint32_t)(i % b->k.window)), n);
+        nb_recv(b->world[b->peer], area(b, 1, (uint32_t)(i % b->k.window)),
+                n);
     if (burst)
         put_ctrl(b, CTRL_ACK, seq);
 }
@@ -399,7 +408,7 @@ static double run_bulk(struct bench *b, int stream, size_t n, uint64_t reps)
             unsigned char *src = area(b, 0, s);
             if (b->k.touch)
                 touch(src, n);
-            nb_put(1, area(b, 1, s), src, n);
+            nb_put(b->world[1], area(b, 1, s), src, n);
         }
         if (!stream)
             bulk_complete(b, b->seq);
@@ -417,7 +426,7 @@ static double run_bulk(struct bench *b, int stream, size_t n, uint64_t reps)
             for (uint32_t s = 0; s < w && s < reps; s++)
                 touch(area(b, 1, s), n);
     }
-    if (stream)
+    if (stream && b->pairs == 1) /* pairs: run_mode gathers the times */
         nb_broadcast(&t, sizeof t, 1);
     return t / (double)reps;
 }
@@ -475,7 +484,7 @@ static void check_size(struct bench *b, uint32_t mode, size_t n,
         for (uint32_t i = 0; i < puts; i++) {
             unsigned char *src = area(b, 0, i % slots);
             fill_pattern(src, n, first + i);
-            nb_put(1, area(b, 1, i % slots), src, n);
+            nb_put(b->world[1], area(b, 1, i % slots), src, n);
         }
         if (mode == MODE_BURST)
             bulk_complete(b, flag);
@@ -492,8 +501,10 @@ static void check_size(struct bench *b, uint32_t mode, size_t n,
 }
 
 /* Pin this rank to one CPU: two spinning ranks that the scheduler puts on
- * one core take turns by time slices (milliseconds per message).  Fills
- * desc with what was done. */
+ * one core take turns by time slices (milliseconds per message).  Pair p's
+ * roles take the (2p)-th and (2p+1)-th CPU this rank may use (modulo
+ * their number): the two ranks of a pair never share one when ranks of
+ * several "hosts" share a machine.  Fills desc with what was done. */
 static void bind_rank(struct bench *b, char *desc, size_t len)
 {
     cpu_set_t allowed, one;
@@ -513,7 +524,8 @@ static void bind_rank(struct bench *b, char *desc, size_t len)
         return;
     }
     for (int c = 0; c < CPU_SETSIZE && cpu < 0; c++)
-        if (CPU_ISSET(c, &allowed) && seen++ == b->rank)
+        if (CPU_ISSET(c, &allowed) &&
+            seen++ == (2 * b->pair + b->rank) % CPU_COUNT(&allowed))
             cpu = c;
     CPU_ZERO(&one);
     CPU_SET(cpu, &one);
@@ -535,6 +547,23 @@ struct result {
     double med, min; /* seconds per message */
 };
 
+/* Pairs: t[s] becomes the time of sample s of the slowest pair, as its
+ * timing rank saw it (role 0; role 1 in stream mode).  all_t holds every
+ * rank's samples.  Collective. */
+static void slowest_pair(struct bench *b, uint32_t mode, double *t,
+                         double *all_t)
+{
+    uint32_t ns = b->k.samples;
+    int first = mode == MODE_STREAM ? b->pairs : 0;
+    nb_allgather(t, all_t, ns * sizeof *t);
+    for (uint32_t s = 0; s < ns; s++) {
+        t[s] = 0;
+        for (int r = first; r < first + b->pairs; r++)
+            if (all_t[(size_t)r * ns + s] > t[s])
+                t[s] = all_t[(size_t)r * ns + s];
+    }
+}
+
 static void run_mode(struct bench *b, uint32_t mode, const uint64_t *sizes,
                      size_t nsizes, FILE *out)
 {
@@ -549,7 +578,9 @@ static void run_mode(struct bench *b, uint32_t mode, const uint64_t *sizes,
     double t_mode = bench_now();
     size_t skipped = 0; /* sizes left out to keep to --max-seconds */
 
-    if (!t)
+    double *all_t = calloc((size_t)b->k.samples * 2 * b->pairs,
+                           sizeof *all_t);
+    if (!t || !all_t)
         die("out of memory");
     for (size_t i = 0; i < nsizes; i++) {
         size_t n = (size_t)sizes[i];
@@ -563,7 +594,7 @@ static void run_mode(struct bench *b, uint32_t mode, const uint64_t *sizes,
              * the whole size range is still covered; past the limit,
              * stop. */
             int act = 0; /* 0 run, 1 skip, 2 stop */
-            if (b->rank == 0) {
+            if (g_rank == 0) {
                 double used = (bench_now() - t_mode) / b->k.max_seconds;
                 if (used > 1)
                     act = 2;
@@ -573,7 +604,7 @@ static void run_mode(struct bench *b, uint32_t mode, const uint64_t *sizes,
             }
             nb_broadcast(&act, sizeof act, 0);
             if (act == 2) {
-                if (b->rank == 0)
+                if (g_rank == 0)
                     fprintf(out, "# %s: stopped before %zu bytes: "
                             "--max-seconds %.3g reached\n", name, n,
                             b->k.max_seconds);
@@ -606,8 +637,10 @@ static void run_mode(struct bench *b, uint32_t mode, const uint64_t *sizes,
         }
         for (uint32_t s = 0; s < b->k.samples; s++)
             t[s] = run_sample(b, mode, n, reps);
+        if (b->pairs > 1)
+            slowest_pair(b, mode, t, all_t);
 
-        if (b->rank == 0) {
+        if (g_rank == 0) {
             double mn = t[0];
             for (uint32_t s = 1; s < b->k.samples; s++)
                 mn = t[s] < mn ? t[s] : mn;
@@ -626,11 +659,12 @@ static void run_mode(struct bench *b, uint32_t mode, const uint64_t *sizes,
             est_bytes = n;
         }
     }
-    if (skipped && b->rank == 0)
+    if (skipped && g_rank == 0)
         fprintf(out, "# %s: %zu sizes (not powers of two) skipped to keep "
                 "to --max-seconds %.3g\n", name, skipped, b->k.max_seconds);
     nb_quiet();
     nb_barrier();
+    free(all_t);
     free(t);
 }
 
@@ -646,8 +680,10 @@ static void print_load(FILE *out, const char *when)
     }
 }
 
+/* binds: every rank's binding text, BIND_LEN bytes each. */
+#define BIND_LEN 64
 static void print_header(struct bench *b, FILE *out, size_t nsizes,
-                         const char *bind0, const char *bind1)
+                         const char (*binds)[BIND_LEN])
 {
     const struct knobs *k = &b->k;
     char date[64] = "unknown", cpu[256] = "unknown";
@@ -687,7 +723,13 @@ static void print_header(struct bench *b, FILE *out, size_t nsizes,
                 "land out of order: the receiver can see the flag before "
                 "the data (--check fails, --touch reads early)\n");
     fprintf(out, "# offset = %u,%u\n", k->off[0], k->off[1]);
-    fprintf(out, "# binding = rank 0: %s; rank 1: %s\n", bind0, bind1);
+    fprintf(out, "# binding =");
+    for (int r = 0; r < 2 * b->pairs; r++)
+        fprintf(out, "%s rank %d: %s", r ? ";" : "", r, binds[r]);
+    fprintf(out, "\n");
+    if (b->pairs > 1)
+        fprintf(out, "# pairs = %d: rank r with rank r+%d, all at once; "
+                "usec = the slowest pair's time\n", b->pairs, b->pairs);
     fprintf(out, "# sizes = %zu from %" PRIu64 " to %" PRIu64
             ", perturbation %u\n", nsizes, k->min, k->max, k->pert);
     if (k->reps)
@@ -733,20 +775,25 @@ int main(int argc, char **argv)
     nb_init(&argc, &argv, o.path);
     g_rank = nb_rank();
     nranks = nb_nranks();
-    if (nranks != 2) {
+    if (nranks < 2 || nranks % 2) {
         if (g_rank == 0)
-            fprintf(stderr, "%s: needs exactly 2 ranks, got %d; run '%s %s "
-                    "...'\n", in->prog, nranks, in->launch, in->prog);
+            fprintf(stderr, "%s: needs 2 ranks (or 2P: P pairs), got %d; "
+                    "run '%s %s ...'\n", in->prog, nranks, in->launch,
+                    in->prog);
         nb_finalize();
         return 2;
     }
 
     memset(&b, 0, sizeof b);
     b.k = o.k;
-    /* Both ranks must agree on every knob: take rank 0's. */
+    /* All ranks must agree on every knob: take rank 0's. */
     nb_broadcast(&b.k, sizeof b.k, 0);
-    b.rank = g_rank;
-    b.peer = 1 - g_rank;
+    b.pairs = nranks / 2;
+    b.pair = g_rank % b.pairs;
+    b.rank = g_rank / b.pairs;
+    b.peer = 1 - b.rank;
+    b.world[0] = b.pair;
+    b.world[1] = b.pair + b.pairs;
     b.two_sided = in->two_sided;
 
     int ok = 1;
@@ -771,29 +818,39 @@ int main(int argc, char **argv)
              ~(size_t)(PAGE - 1);
     /* window receive slots and the latency send slot */
     size_t block = CTRL_BYTES + PAGE + ((size_t)b.k.window + 1) * b.slot;
-    nb_malloc_all(block, b.bases);
+    void **all = calloc((size_t)nranks, sizeof *all);
+    char(*binds)[BIND_LEN] = calloc((size_t)nranks, BIND_LEN);
+    uint64_t *sums = calloc((size_t)nranks, sizeof *sums);
+    if (!all || !binds || !sums)
+        die("out of memory");
+    nb_malloc_all(block, all);
+    b.bases[0] = all[b.world[0]];
+    b.bases[1] = all[b.world[1]];
     /* Fault every page in now, outside the timed loops. */
-    memset(b.bases[g_rank], 0, block);
+    memset(all[g_rank], 0, block);
     nb_barrier();
 
-    char bind_me[64], binds[2][64];
+    char bind_me[BIND_LEN];
     bind_rank(&b, bind_me, sizeof bind_me);
     nb_allgather(bind_me, binds, sizeof bind_me);
 
     double t_start = bench_now();
     if (g_rank == 0)
-        print_header(&b, out, nsizes, binds[0], binds[1]);
+        print_header(&b, out, nsizes, (const char(*)[BIND_LEN])binds);
     for (uint32_t m = MODE_LATENCY; m <= MODE_STREAM; m <<= 1)
         if (b.k.modes & m)
             run_mode(&b, m, sizes, nsizes, out);
 
-    /* Keep the touch sums alive: print both ranks' checksums. */
-    uint64_t sums[2], mine = g_touch_sum;
+    /* Keep the touch sums alive: print every rank's checksum. */
+    uint64_t mine = g_touch_sum;
     nb_allgather(&mine, sums, sizeof mine);
     if (g_rank == 0) {
-        if (b.k.touch)
-            fprintf(out, "# touch checksum = %016" PRIx64 " %016" PRIx64 "\n",
-                    sums[0], sums[1]);
+        if (b.k.touch) {
+            fprintf(out, "# touch checksum =");
+            for (int r = 0; r < nranks; r++)
+                fprintf(out, " %016" PRIx64, sums[r]);
+            fprintf(out, "\n");
+        }
         fprintf(out, "# elapsed = %.1f s\n", bench_now() - t_start);
         print_load(out, "end");
         if (out != stdout && fclose(out) != 0)
@@ -801,7 +858,10 @@ int main(int argc, char **argv)
         else if (out == stdout)
             fflush(stdout);
     }
-    nb_free_all(b.bases[g_rank]);
+    nb_free_all(all[g_rank]);
     nb_finalize();
+    free(sums);
+    free(binds);
+    free(all);
     return 0;
 }

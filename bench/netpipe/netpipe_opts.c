@@ -28,6 +28,10 @@ void np_usage(FILE *f)
 "names the build (telemem, armci-telemem, armci-mpi, mpi) and path how\n"
 "puts travel, so CSVs of all builds can be concatenated.\n"
 "\n"
+"With 2P ranks (P > 1), P pairs measure at once: rank r (role 0, the\n"
+"rank 0 below) with rank r+P (role 1); each time is that of the slowest\n"
+"pair.  Two hosts of P ranks each: P pairs across the network.\n"
+"\n"
 "Modes (--mode, a comma list; default all):\n"
 "  latency  ping-pong: rank 0 puts N bytes into rank 1's block; rank 1\n"
 "           waits until the message is there, then answers the same way.\n"
@@ -79,14 +83,15 @@ void np_usage(FILE *f)
 "                       limit)\n"
 "  --spin-timeout SEC   give up a flag wait after SEC seconds (default 120)\n"
 "  --no-bind            do not pin the ranks (default: rank r runs on the\n"
-"                       r-th CPU it may use, as mpirun --bind-to core)\n"
+"                       r-th CPU it may use, as mpirun --bind-to core;\n"
+"                       pair p's ranks on the (2p)-th and (2p+1)-th)\n"
 "  --quick              smoke test: --time 0.002 --samples 3 --check\n"
 "  --output FILE        write the header and CSV to FILE (default stdout)\n"
 "  -v, --verbose        progress lines on stderr (with Gbit/s)\n"
 "  -h, --help           this text\n"
 "\n"
 "Exit status: 0 done, 1 a library call or a data check failed, 2 bad\n"
-"arguments or not exactly 2 ranks.\n", in->launch, in->prog,
+"arguments or an odd number of ranks.\n", in->launch, in->prog,
             in->impl[0] == 'm' ? "MPI two-sided" :
             in->impl[0] == 'a' ? "ARMCI" : "Telemem",
             in->impl, MAX_OFFSET,
