@@ -12,6 +12,8 @@ tools, bench, tests, ...) must be
   - an output of a target of this build (meson-info/intro-targets.json:
     every target of the configuration, built yet or not), or a directory
     of the build tree (or of targets' outputs); or
+  - a file the directory's meson.build writes with configure_file (at
+    setup: it exists in the build tree); or
   - when this configuration leaves the target out (an optional dependency
     is missing), an output that the directory's meson.build declares:
     executable('F'), or lib<name>.<name_suffix or so / a> of a library.
@@ -99,6 +101,17 @@ def declared_outputs(meson_build):
     return outs
 
 
+def configured_files(meson_build):
+    """Files a meson.build writes with configure_file(output: 'F') at
+    setup time (no target: meson-info does not list them)."""
+    try:
+        text = open(meson_build, encoding='utf-8').read()
+    except OSError:
+        return set()
+    return set(re.findall(r"configure_file\([^)]*?output\s*:\s*'([^']+)'",
+                          text, re.S))
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
@@ -144,6 +157,9 @@ def main():
                     any(m.startswith(rel + '/') for m in made):
                 continue
             d, f = os.path.split(rel)
+            if f in configured_files(os.path.join(src, d, 'meson.build')) \
+                    and os.path.exists(os.path.join(build, rel)):
+                continue
             if f in declared_outputs(os.path.join(src, d, 'meson.build')):
                 optional.append(where)
                 continue
