@@ -1,6 +1,6 @@
 /* backend.c - the list of built-in backends, the choice of which to open
  * (TELEMEM_TRANSPORT: shm on this node, the first available network
- * backend to other nodes), the check that no ops slot is NULL, and the
+ * backend, or the one named after "shm+", to other nodes), the check that no ops slot is NULL, and the
  * stubs that fill optional slots.  The only file that knows which backends
  * this build has. */
 #include <stdio.h>
@@ -90,9 +90,27 @@ int tlm_backend_check(const tlm_transport_t *tp)
     return TELEMEM_OK;
 }
 
+/* "shm+ofi", "shm+ucx": shm on this node, the named network transport to
+ * other nodes (auto's choice, with the network transport named): the
+ * name after '+', else NULL. */
+static const char *plus_net(const char *want)
+{
+    return strncmp(want, "shm+", 4) == 0 ? want + 4 : NULL;
+}
+
 int tlm_backend_check_config(const char *want, const tlm_transport_params_t *p)
 {
-    if (strcmp(want, "auto") != 0 && !by_name(want)) {
+    const char *pn = plus_net(want);
+    if (pn) {
+        const tlm_backend_t *b = by_name(pn);
+        if (!b || !b->network) {
+            char have[128];
+            names(have, sizeof(have), false);
+            tlm_error("TELEMEM_TRANSPORT=\"%s\": %s is not a network "
+                      "transport of this build (it has %s)", want, pn, have);
+            return TELEMEM_ERR_CONFIG;
+        }
+    } else if (strcmp(want, "auto") != 0 && !by_name(want)) {
         char have[128];
         names(have, sizeof(have), false);
         bool known = !strcmp(want, "ofi") || !strcmp(want, "ucx");
@@ -116,7 +134,8 @@ static const tlm_backend_t *network_choice(const char *want,
                                           const tlm_transport_params_t *p)
 {
     if (strcmp(want, "auto") != 0) {
-        const tlm_backend_t *b = by_name(want);
+        const tlm_backend_t *b = by_name(plus_net(want) ? plus_net(want)
+                                                        : want);
         return b && b->network ? b : NULL;
     }
     for (size_t i = 0; i < TLM_ARRAY_SIZE(backends); i++) {
@@ -139,11 +158,11 @@ int tlm_backend_open_all(const char *want, const tlm_transport_params_t *p,
     bool multi_node = false, use_shm;
     for (int r = 0; r < p->size; r++)
         multi_node |= !p->same_node[r];
-    use_shm = p->size > 1 &&
-              (strcmp(want, "auto") == 0 || strcmp(want, "shm") == 0);
+    bool node_first = strcmp(want, "auto") == 0 || plus_net(want);
+    use_shm = p->size > 1 && (node_first || strcmp(want, "shm") == 0);
     const tlm_backend_t *net = NULL;
-    if ((strcmp(want, "auto") != 0 && strcmp(want, "shm") != 0) ||
-        (strcmp(want, "auto") == 0 && multi_node))
+    if ((!node_first && strcmp(want, "shm") != 0) ||
+        (node_first && multi_node))
         net = network_choice(want, p);
     if (strcmp(want, "auto") == 0 && multi_node && !net)
         tlm_warn("the job spans several nodes but this build has no usable "

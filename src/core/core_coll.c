@@ -312,12 +312,12 @@ static int multi_allreduce(const red_t *rd, uint8_t *buf, size_t count,
 static int hier_allreduce(const red_t *rd, void *buf, size_t count,
                           uint32_t seq)
 {
+    if (!count) /* on every node alike (a node of one rank too) */
+        return TELEMEM_OK;
     if (tlm_core_node.nlocal == 1)
         return multi() ? tlm_core_coll_msg_allreduce(&C.lead, buf, count,
                                                      rd->type, rd->op, seq, 0)
                        : TELEMEM_OK;
-    if (!count)
-        return TELEMEM_OK;
     if (!multi())
         return node_allreduce(rd, buf, count * rd->es);
     return multi_allreduce(rd, buf, count, seq);
