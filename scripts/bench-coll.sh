@@ -125,10 +125,15 @@ if [ "$single" = 1 ]; then
     for ((r = 1; r <= rounds; r++)); do
         for n in ${ranks//,/ }; do
             say "node round $r, $n ranks"
+            # Ranks that fit on the CPUs are bound to one each, as mpirun
+            # binds them (telemem-run's default binds only to CPUs it
+            # finds idle, which a loaded machine has none of).
+            bind=()
+            [ "$n" -le "$(nproc)" ] && bind=(--bind core)
             for i in $(rotate "$((r + n))" telemem mpi); do
                 if [ "$i" = telemem ]; then
-                    startup_one node "$r" telemem "$n" "$run" -n "$n" "$tc" --startup
-                    coll_one node "$r" telemem "$n" "$run" -n "$n" "$tc" --budget "$budget"
+                    startup_one node "$r" telemem "$n" "$run" ${bind[@]+"${bind[@]}"} -n "$n" "$tc" --startup
+                    coll_one node "$r" telemem "$n" "$run" ${bind[@]+"${bind[@]}"} -n "$n" "$tc" --budget "$budget"
                 else
                     startup_one node "$r" mpi "$n" mpirun --oversubscribe -n "$n" "$mc" --startup
                     coll_one node "$r" mpi "$n" mpirun --oversubscribe -n "$n" "$mc" --budget "$budget"
