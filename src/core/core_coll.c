@@ -228,13 +228,17 @@ static void reduce_slots(const red_t *rd, uint8_t *dst, uint64_t s,
     }
 }
 
-/* Does a piece of c bytes in large slots take the split reduction?  When
- * the node reduces at least the threshold (ranks x c): one reducer then
- * reads that much (time, and pages it maps), where the split makes every
- * rank read a stripe of each slot at the cost of one more node step. */
-static bool split(size_t c)
+/* Do the pieces of an allreduce of bytes in large slots take the split
+ * reduction?  When the node reduces at least the threshold per piece
+ * (ranks x piece): one reducer then reads that much (time, and pages it
+ * maps), where the split makes every rank read a stripe of each slot at
+ * the cost of one more node step.  Decided for the whole allreduce: a
+ * short last piece of a long one is split too (one rank would otherwise
+ * map that piece of every slot: 8 MiB of 64 ranks' 128 KiB tails). */
+static bool split(size_t bytes)
 {
-    return (uint64_t)c * (uint64_t)tlm_core_node.nlocal >=
+    return (uint64_t)TLM_MIN(bytes, tlm_core_node.slot) *
+               (uint64_t)tlm_core_node.nlocal >=
            tlm_core_coll_thr[TLM_COLL_SPLIT];
 }
 
@@ -285,7 +289,7 @@ static int node_allreduce(const red_t *rd, uint8_t *buf, size_t bytes)
                              : tlm_core_node_result(s);
         memcpy(mine, buf + off, c);
         bool last = tlm_core_node_arrive(s);
-        if (!small && split(c)) {
+        if (!small && split(bytes)) {
             rc = split_piece(rd, s, c, true, &res);
         } else if (last) {
             reduce_slots(rd, res, s, small, 0, c);
@@ -301,10 +305,11 @@ static int node_allreduce(const red_t *rd, uint8_t *buf, size_t bytes)
 
 /* Several nodes, the node's part of a piece of step s in the large slots
  * (each rank wrote its slot and arrived): the leader gets the node's
- * reduction in dst, from the split reduction or its own. */
-static int multi_piece(const red_t *rd, uint8_t *dst, uint64_t s, size_t c)
+ * reduction in dst, from the split reduction (sp) or its own. */
+static int multi_piece(const red_t *rd, uint8_t *dst, uint64_t s, size_t c,
+                       bool sp)
 {
-    if (split(c)) {
+    if (sp) {
         uint8_t *res;
         int rc = split_piece(rd, s, c, is_leader(), &res);
         if (rc == TELEMEM_OK && is_leader())
@@ -341,7 +346,7 @@ static int multi_allreduce(const red_t *rd, uint8_t *buf, size_t count,
                      : tlm_core_node_slot(s, N->me), buf + off, c);
         tlm_core_node_arrive(s);
         if (!small)
-            rc = multi_piece(rd, buf + off, s, c);
+            rc = multi_piece(rd, buf + off, s, c, split(bytes));
         else if (is_leader())
             rc = tlm_core_node_wait_all(s);
         if (small && is_leader() && rc == TELEMEM_OK)
