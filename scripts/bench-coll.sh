@@ -90,13 +90,13 @@ rotate() { # r items...: the list rotated by r
 } > "$out/env.txt"
 
 # The CSV lines of one run's output (raw file $1) into results.csv as part
-# $2, round $3; its peak RSS line as "op" $4.
+# $2, round $3, implementation $4; its peak RSS line as "op" $5.
 collect() {
-    local f=$1 part=$2 r=$3 rss=${4:-rss_kib} l
+    local f=$1 part=$2 r=$3 impl=$4 rss=${5:-rss_kib} l
     l=$(load1)
-    awk -F, -v part="$part" -v r="$r" -v l="$l" -v rss="$rss" '
-        $1 == "rss" { print part "," r "," $2 "," $3 "," rss ",0," $4 "," $5 "," l; next }
-        NF == 7 && $1 != "impl" { print part "," r "," $1 "," $2 "," $3 "," $4 "," $6 "," $7 "," l }
+    awk -F, -v part="$part" -v r="$r" -v l="$l" -v rss="$rss" -v impl="$impl" '
+        $1 == "rss" { print part "," r "," impl "," $3 "," rss ",0," $4 "," $5 "," l; next }
+        NF == 7 && $1 != "impl" { print part "," r "," impl "," $2 "," $3 "," $4 "," $6 "," $7 "," l }
     ' "$f" >> "$csv"
 }
 
@@ -107,7 +107,7 @@ startup_one() { # part round impl ranks cmd...
     t0=$(date +%s.%N)
     if timeout 600 "$@" > "$f" 2>&1; then
         t1=$(date +%s.%N)
-        collect "$f" "$part" "$r" rss_startup_kib
+        collect "$f" "$part" "$r" "$impl" rss_startup_kib
         echo "$part,$r,$impl,$n,startup_s,0,$(echo "$t1 - $t0" | bc),0,$(load1)" >> "$csv"
     else fail "$impl start-up, $n ranks (round $r)"; fi
 }
@@ -116,7 +116,7 @@ coll_one() { # part round impl ranks cmd...
     local part=$1 r=$2 impl=$3 n=$4; shift 4
     local f=$out/raw/$part-$impl-n$n-r$r.txt
     if timeout 3600 "$@" > "$f" 2>&1; then
-        collect "$f" "$part" "$r"
+        collect "$f" "$part" "$r" "$impl"
     else fail "$impl collectives, $n ranks (round $r)"; fi
 }
 
@@ -125,10 +125,15 @@ if [ "$single" = 1 ]; then
     for ((r = 1; r <= rounds; r++)); do
         for n in ${ranks//,/ }; do
             say "node round $r, $n ranks"
+            # Ranks that fit on the CPUs are bound to one each, as mpirun
+            # binds them (telemem-run's default binds only to CPUs it
+            # finds idle, which a loaded machine has none of).
+            bind=()
+            [ "$n" -le "$(nproc)" ] && bind=(--bind core)
             for i in $(rotate "$((r + n))" telemem mpi); do
                 if [ "$i" = telemem ]; then
-                    startup_one node "$r" telemem "$n" "$run" -n "$n" "$tc" --startup
-                    coll_one node "$r" telemem "$n" "$run" -n "$n" "$tc" --budget "$budget"
+                    startup_one node "$r" telemem "$n" "$run" ${bind[@]+"${bind[@]}"} -n "$n" "$tc" --startup
+                    coll_one node "$r" telemem "$n" "$run" ${bind[@]+"${bind[@]}"} -n "$n" "$tc" --budget "$budget"
                 else
                     startup_one node "$r" mpi "$n" mpirun --oversubscribe -n "$n" "$mc" --startup
                     coll_one node "$r" mpi "$n" mpirun --oversubscribe -n "$n" "$mc" --budget "$budget"
@@ -152,33 +157,37 @@ python3 - "$csv" "$out/summary.md" <<'PY'
 import csv, statistics, sys
 from collections import defaultdict
 rows = list(csv.DictReader(open(sys.argv[1])))
-ORDER = ["startup_s", "rss_startup_kib", "rss_kib", "barrier", "bcast",
-         "allreduce", "allgather", "net_msgs"]
+ORDER = ["startup_s", "rss_startup_kib", "rss_kib", "net_msgs", "barrier",
+         "bcast", "allreduce", "allgather"]
 vals = defaultdict(list)
 loads = defaultdict(list)
 for r in rows:
     vals[(r["part"], r["impl"], int(r["ranks"]), r["op"], int(r["bytes"]))].append(float(r["usec"]))
     loads[(r["part"], int(r["ranks"]))].append(float(r["load1"]))
-keys = sorted({(p, n, op, b) for (p, i, n, op, b) in vals},
-              key=lambda k: (k[0], k[1], ORDER.index(k[2]) if k[2] in ORDER else 9, k[3]))
-impls = sorted({i for (p, i, n, op, b) in vals if i != "mpi"})
-out = ["Medians over the rounds (usec per call; start-up: seconds of the "
-       "whole job; rss: KiB, largest rank).  ratio = Telemem / Open MPI.", "",
-       "| part | ranks | collective | bytes | " +
-       " | ".join("%s" % i for i in impls) + " | Open MPI | " +
-       " | ".join("ratio %s" % i for i in impls) + " | load |",
-       "|---|---:|---|---:|" + "---:|" * (2 * len(impls) + 1) + "---|"]
 med = lambda v: statistics.median(v) if v else None
 fmt = lambda x: "-" if x is None else ("%.3f" % x if x < 10 else "%.1f" % x if x < 1000 else "%.0f" % x)
-for (p, n, op, b) in keys:
-    m = med(vals.get((p, "mpi", n, op, b), []))
-    t = [med(vals.get((p, i, n, op, b), [])) for i in impls]
-    q = [None if x is None or not m else x / m for x in t]
-    l = loads[(p, n)]
-    out.append("| %s | %d | %s | %d | %s | %s | %s | %.1f-%.1f |" % (
-        p, n, op, b, " | ".join(fmt(x) for x in t), fmt(m),
-        " | ".join("-" if x is None else ("%.2f" % x if x <= 1.0 else "**%.2f**" % x) for x in q),
-        min(l), max(l)))
+out = ["Medians over the rounds: usec per call (mean over the ranks, OSU "
+       "style); startup_s: seconds of a whole job that initializes, meets "
+       "once and finalizes; rss: KiB, the largest rank's peak; net_msgs: "
+       "network packets per barrier.  ratio = Telemem / Open MPI "
+       "(bold above 1)."]
+for part in sorted({k[0] for k in vals}):
+    impls = sorted({i for (p, i, n, op, b) in vals if p == part and i != "mpi"})
+    keys = sorted({(n, op, b) for (p, i, n, op, b) in vals if p == part},
+                  key=lambda k: (k[0], ORDER.index(k[1]) if k[1] in ORDER else 9, k[2]))
+    out += ["", "### " + part, "",
+            "| ranks | collective | bytes | " + " | ".join(impls) +
+            " | Open MPI | " + " | ".join("ratio " + i for i in impls) + " | load |",
+            "|---:|---|---:|" + "---:|" * (2 * len(impls) + 1) + "---|"]
+    for (n, op, b) in keys:
+        m = med(vals.get((part, "mpi", n, op, b), []))
+        t = [med(vals.get((part, i, n, op, b), [])) for i in impls]
+        q = [None if x is None or not m else x / m for x in t]
+        l = loads[(part, n)]
+        out.append("| %d | %s | %d | %s | %s | %s | %.1f-%.1f |" % (
+            n, op, b, " | ".join(fmt(x) for x in t), fmt(m),
+            " | ".join("-" if x is None else ("%.2f" % x if x <= 1.0 else "**%.2f**" % x) for x in q),
+            min(l), max(l)))
 open(sys.argv[2], "w").write("\n".join(out) + "\n")
 print("\n".join(out))
 PY

@@ -9,7 +9,9 @@
  * pull threshold, "shm-pull <bytes> 0"; phase "map" times, alternating in
  * one job, puts from private memory (copied twice) and from rank 0's own
  * block (pulled with memcpy by rank 1, which maps it) and writes
- * "shm-map <bytes> 0" (docs/shm.md). */
+ * "shm-map <bytes> 0" (docs/shm.md).  Phases "coll-one" and "coll-split"
+ * run with many ranks and write the collectives' "coll-reduce-split"
+ * line (docs/coll.md). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -42,7 +44,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
 "Usage: telemem-calibrate am FILE | direct FILE PROFILE | copy FILE |\n"
-"       pull FILE PROFILE | map PROFILE\n"
+"       pull FILE PROFILE | map PROFILE | coll-one FILE |\n"
+"       coll-split FILE PROFILE\n"
 "One phase of `telemem-run --calibrate` (run that instead): with 2 ranks,\n"
 "rank 0 times puts into rank 1's memory.  am: write the times (run with\n"
 "TELEMEM_DIRECT=never) to FILE.  direct: compare with FILE (run with\n"
@@ -52,7 +55,11 @@ static void usage(FILE *f)
 "pulled (TELEMEM_SHM_CMA_THRESHOLD=1); pull writes the \"shm-pull\" line.\n"
 "map: copied twice from private memory against pulled from a block the\n"
 "target maps, alternating in one job (TELEMEM_SHM_MAP_THRESHOLD=1,\n"
-"TELEMEM_SHM_CMA_THRESHOLD=1t); writes the \"shm-map\" line.\n");
+"TELEMEM_SHM_CMA_THRESHOLD=1t); writes the \"shm-map\" line.\n"
+"coll-one, coll-split: with many ranks on this node, allreduces of one\n"
+"node piece reduced by one rank (TELEMEM_COLL_THRESHOLD=reduce-split:1t)\n"
+"and by every rank (reduce-split:1); coll-split writes the\n"
+"\"coll-reduce-split\" line.\n");
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -277,8 +284,87 @@ static int driver_name(char *out, size_t n)
     return 0;
 }
 
+/* ---- phases coll-one, coll-split: the node's allreduce pieces --------
+ * With n ranks on this node, allreduces of one piece each (docs/coll.md:
+ * pieces of up to 1 MiB, TELEMEM_COLL_NODE_MEM over 2 (n + 1) slots), the
+ * last rank to arrive reducing it (coll-one, reduce-split set out of
+ * reach) or every rank a stripe (coll-split, reduce-split:1).  The
+ * crossover over ranks x piece bytes is the profile's line
+ * "coll-reduce-split <bytes>". */
+static const size_t coll_piece[] = {16384, 65536, 262144, 983040};
+#define NCP (sizeof(coll_piece) / sizeof(coll_piece[0]))
+
+/* Rank 0's median time of an allreduce of bytes (doubles), each call
+ * between barriers. */
+static double time_allreduce(double *buf, size_t bytes)
+{
+    double t[9];
+    for (int i = 0; i < 9; i++) {
+        telemem_barrier();
+        double t0 = now();
+        int rc = telemem_allreduce(buf, bytes / 8, TELEMEM_DOUBLE,
+                                   TELEMEM_SUM);
+        t[i] = now() - t0;
+        if (rc != TELEMEM_OK) {
+            fprintf(stderr, "telemem-calibrate: allreduce: %s\n",
+                    telemem_strerror(rc));
+            exit(1);
+        }
+    }
+    qsort(t, 9, sizeof(t[0]), cmp_d);
+    return t[4];
+}
+
+static int coll_main(int argc, char **argv)
+{
+    bool split = !strcmp(argv[1], "coll-split");
+    int rc = telemem_initialize(&argc, &argv);
+    if (rc != TELEMEM_OK)
+        return 1;
+    int me = telemem_rank(), n = telemem_nranks(), status = 0;
+    double *buf = calloc(coll_piece[NCP - 1] / 8, sizeof(double));
+    size_t x[NCP];
+    double one[NCP] = {0}, t[NCP];
+    for (size_t i = 0; buf && i < NCP; i++) {
+        x[i] = coll_piece[i] * (size_t)n;
+        t[i] = time_allreduce(buf, coll_piece[i]);
+    }
+    FILE *f = me == 0 && buf ? fopen(argv[2], split ? "r" : "w") : NULL;
+    if (me == 0 && !f) {
+        fprintf(stderr, "telemem-calibrate: %s\n", buf ? argv[2]
+                                                       : "no memory");
+        status = 1;
+    }
+    for (size_t i = 0; f && i < NCP; i++) {
+        if (!split)
+            fprintf(f, "%zu %.9g\n", x[i], t[i]);
+        else if (fscanf(f, "%*u %lf", &one[i]) != 1)
+            one[i] = 0;
+    }
+    if (f)
+        fclose(f);
+    if (f && split) {
+        printf("# coll, %d ranks: ranks x piece bytes, usec per allreduce "
+               "(one reducer, split)\n", n);
+        for (size_t i = 0; i < NCP; i++)
+            printf("coll %10zu %10.1f %10.1f\n", x[i], one[i] * 1e6,
+                   t[i] * 1e6);
+        size_t thr = crossover(x, one, t, NCP);
+        if (thr == SIZE_MAX)
+            thr = (size_t)1 << 60; /* never */
+        printf("coll-reduce-split: %zu -> %s\n", thr, argv[3]);
+        status = write_profile(argv[3], "coll-reduce-split", thr, 0);
+    }
+    free(buf);
+    telemem_finalize();
+    return status;
+}
+
 int main(int argc, char **argv)
 {
+    if ((argc == 3 && !strcmp(argv[1], "coll-one")) ||
+        (argc == 4 && !strcmp(argv[1], "coll-split")))
+        return coll_main(argc, argv);
     if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
         usage(stdout);
         return 0;

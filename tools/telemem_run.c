@@ -132,12 +132,12 @@ static void bad_usage(const char *fmt, ...)
 
 /* ---- calibration -------------------------------------------------------- */
 
-/* Run this launcher again: -n 2 telemem-calibrate args, with
+/* Run this launcher again: -n np telemem-calibrate args, with
  * TELEMEM_DIRECT=mode, the profile and one more NAME=value (or NULL).
  * Its exit status. */
-static int run_phase(const char *self, const char *cal, const char *mode,
-                     char *const *args, const char *profile, char *extra,
-                     char *extra2)
+static int run_phase_n(const char *self, const char *cal, const char *np,
+                       const char *mode, char *const *args,
+                       const char *profile, char *extra, char *extra2)
 {
     pid_t pid = fork();
     if (pid < 0)
@@ -147,7 +147,7 @@ static int run_phase(const char *self, const char *cal, const char *mode,
         int k = 0;
         av[k++] = (char *)self;
         av[k++] = "-n";
-        av[k++] = "2";
+        av[k++] = (char *)np;
         av[k++] = "--timeout";
         av[k++] = "600";
         av[k++] = (char *)cal;
@@ -169,9 +169,35 @@ static int run_phase(const char *self, const char *cal, const char *mode,
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+static int run_phase(const char *self, const char *cal, const char *mode,
+                     char *const *args, const char *profile, char *extra,
+                     char *extra2)
+{
+    return run_phase_n(self, cal, "2", mode, args, profile, extra, extra2);
+}
+
+/* The collectives' phases: 16 ranks per CPU, 8 to 32 (the crossover is
+ * over ranks x piece bytes, which needs many ranks on the node). */
+static int coll_phases(const char *self, const char *cal, const char *tmp,
+                       const char *path)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    char np[16];
+    snprintf(np, sizeof(np), "%ld", cpus * 16 < 8 ? 8 : cpus * 16 > 32
+                                                        ? 32 : cpus * 16);
+    char *one[] = {"coll-one", (char *)tmp, NULL};
+    char *spl[] = {"coll-split", (char *)tmp, (char *)path, NULL};
+    char never[] = "TELEMEM_COLL_THRESHOLD=reduce-split:1t";
+    char always[] = "TELEMEM_COLL_THRESHOLD=reduce-split:1";
+    int st = run_phase_n(self, cal, np, "auto", one, path, never, NULL);
+    if (st == 0)
+        st = run_phase_n(self, cal, np, "auto", spl, path, always, NULL);
+    return st;
+}
+
 /* telemem-run --calibrate: the shared-memory copy and pull phases (the
  * pull threshold), the AM phase, then the direct phase, which writes the
- * profile (tools/calibrate.c). */
+ * profile (tools/calibrate.c), then the collectives' phases. */
 static void calibrate(const char *profile)
 {
     char self[4096], cal[4200], path[4096], tmp[64];
@@ -216,6 +242,8 @@ static void calibrate(const char *profile)
         st = run_phase(self, cal, "never", am, path, NULL, NULL);
     if (st == 0)
         st = run_phase(self, cal, "always", dr, path, NULL, NULL);
+    if (st == 0)
+        st = coll_phases(self, cal, tmp, path);
     unlink(tmp);
     exit(st);
 }

@@ -13,7 +13,8 @@
  * checked; allgather checks every contribution.
  *
  * --startup: initialize, one barrier, finalize (the script times the
- * whole job).  Every run ends with a line of the largest and mean peak
+ * whole job).  --barriers N: initialize, N + 1 barriers, finalize (the
+ * script counts the network packets of two such jobs).  Every run ends with a line of the largest and mean peak
  * RSS of the ranks (getrusage).
  * Output: '#' header lines, then CSV:
  *   impl,ranks,op,bytes,iters,usec,usec_max
@@ -270,13 +271,15 @@ int main(int argc, char **argv)
     double budget = 0.2;
     long max_iters = 10000;
     bool startup = false;
+    long barriers = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--startup")) { startup = true; continue; }
         if (!v) {
             fprintf(stderr, "usage: %s [--ops LIST] [--bcast-sizes LIST] "
                     "[--allreduce-counts LIST] [--allgather-sizes LIST] "
-                    "[--budget S] [--max-iters N] [--startup]\n", argv[0]);
+                    "[--budget S] [--max-iters N] [--startup] [--barriers N]\n",
+                    argv[0]);
             return 2;
         }
         i++;
@@ -286,6 +289,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--allgather-sizes")) gsz = v;
         else if (!strcmp(a, "--budget")) budget = atof(v);
         else if (!strcmp(a, "--max-iters")) max_iters = atol(v);
+        else if (!strcmp(a, "--barriers")) { barriers = atol(v); startup = true; }
         else { fprintf(stderr, "unknown option %s\n", a); return 2; }
     }
     lib_init(&argc, &argv);
@@ -295,7 +299,8 @@ int main(int argc, char **argv)
         printf("impl,ranks,op,bytes,iters,usec,usec_max\n");
     }
     if (startup) {
-        barrier();
+        for (long i = 0; i <= (barriers > 0 ? barriers : 0); i++)
+            barrier();
     } else {
         if (strstr(ops, "barrier"))
             run_op(OP_BARRIER, "0", budget, max_iters);

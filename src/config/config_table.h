@@ -55,8 +55,10 @@ TLM_CONFIG(KVS_SECRET, SECRET, "", "*",
            "The job's secret, which a rank proves (never sends) to join the launcher's store (set by telemem-run; never printed; docs/bootstrap.md)")
 TLM_CONFIG(COLL, STRING, "auto", "auto|flat",
            "Collectives: auto (node-aware: the ranks of a node meet through shared memory, one leader per node exchanges messages with the other nodes' leaders) or flat (messages among all ranks); docs/coll.md")
-TLM_CONFIG(COLL_NODE_MEM, SIZE, "8m", "64k..1g",
-           "Shared-memory buffers of a node's collectives (one area per node; larger data goes through in pieces of this size over twice the ranks on the node)")
+TLM_CONFIG(COLL_NODE_MEM, SIZE, "64m", "64k..1g",
+           "Shared-memory buffers of a node's collectives (one area per node, touched as used): data goes through in pieces of this size over twice the ranks on the node plus two, at most 1 MiB")
+TLM_CONFIG(COLL_THRESHOLD, STRING, "", "*",
+           "Collectives' choices by size, a comma list name:size: reduce-split (every rank of a node reduces a stripe of an allreduce piece when ranks x piece bytes reach it, else the last to arrive reduces it all); empty = the calibration profile's coll-* lines, else the defaults; docs/coll.md")
 TLM_CONFIG(DIRECT, STRING, "auto", "auto|never|always",
            "Direct (RDMA) path for put/get: auto (per message, by size: the thresholds below), never (active messages only), always (every transfer a direct driver can take); docs/direct.md")
 TLM_CONFIG(DIRECT_THRESHOLD, STRING, "", "*",

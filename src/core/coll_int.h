@@ -65,6 +65,15 @@ int tlm_core_coll_msg_exchange(const tlm_core_coll_grp_t *g, void **blocks,
 void tlm_core_coll_msg_init(void);
 void tlm_core_coll_msg_fini(void);
 
+/* ---- choices by size (coll_thresholds.c) ----------------------------------
+ * TLM_COLL_SPLIT: a piece of an allreduce in the large slots of which the
+ * node reduces at least this many bytes (ranks x piece) is reduced by
+ * every rank of the node, a stripe each (two node steps), not by the last
+ * to arrive alone (one step). */
+enum { TLM_COLL_SPLIT = 0, TLM_COLL_NT };
+extern size_t tlm_core_coll_thr[TLM_COLL_NT];
+void tlm_core_coll_thresholds_init(void);
+
 /* ---- the node (coll_node.c) ---------------------------------------------
  * A node step s (1, 2, ...; every rank of the node takes part in the same
  * steps): each rank arrives once; the step's data lies in buffer set

@@ -55,11 +55,13 @@ static size_t big_off(int nlocal)
 }
 
 /* The large slot for nlocal ranks: TELEMEM_COLL_NODE_MEM over the two
- * sets of nlocal + 1 slots, in whole pages. */
+ * sets of nlocal + 1 slots, in whole pages, at most SLOT_MAX (a piece
+ * larger than that saves no step worth its memory). */
+#define SLOT_MAX ((size_t)1 << 20)
 static size_t slot_bytes(int nlocal)
 {
     size_t per = tlm_core.cfg.COLL_NODE_MEM / (2 * (size_t)(nlocal + 1));
-    return TLM_MAX(per / PAGE * PAGE, (size_t)PAGE);
+    return TLM_MIN(TLM_MAX(per / PAGE * PAGE, (size_t)PAGE), SLOT_MAX);
 }
 
 size_t tlm_core_coll_node_bytes(int nlocal)

@@ -308,6 +308,10 @@ void tlm_core_mutex_fini(void);
 /* core_coll.c */
 int tlm_core_coll_init(void);
 void tlm_core_coll_fini(void);
+/* coll_thresholds.c: TELEMEM_COLL_THRESHOLD is well formed (before the
+ * job is joined), and the choices' text for TELEMEM_PRINT_CONFIG. */
+int tlm_core_coll_check_config(const tlm_config_t *c);
+const char *tlm_core_coll_string(void);
 /* coll_node.c: bytes of the node area for nlocal ranks of a node (0:
  * none), which core_init.c asks the transports for. */
 size_t tlm_core_coll_node_bytes(int nlocal);

@@ -51,6 +51,7 @@ static int node_of(int r)
 int tlm_core_coll_init(void)
 {
     memset(&C, 0, sizeof(C));
+    tlm_core_coll_thresholds_init();
     tlm_core_coll_msg_init();
     int rc = tlm_core_node_init();
     int n = tlm_core.nranks;
@@ -211,15 +212,15 @@ typedef struct {
     size_t es;
 } red_t;
 
-/* dst = slot 0 op slot 1 op ... of step s, c bytes (in local order: the
- * same bits whoever reduces). */
+/* dst = slot 0 op slot 1 op ... of step s, bytes [off, off + c) of each
+ * (in local-rank order: the same bits whoever reduces). */
 static void reduce_slots(const red_t *rd, uint8_t *dst, uint64_t s,
-                         bool small, size_t c)
+                         bool small, size_t off, size_t c)
 {
     int nl = tlm_core_node.nlocal;
     for (int l = 0; l < nl; l++) {
-        const uint8_t *src = small ? tlm_core_node_small(s, l)
-                                   : tlm_core_node_slot(s, l);
+        const uint8_t *src = (small ? tlm_core_node_small(s, l)
+                                    : tlm_core_node_slot(s, l)) + off;
         if (l == 0)
             memcpy(dst, src, c);
         else
@@ -227,8 +228,49 @@ static void reduce_slots(const red_t *rd, uint8_t *dst, uint64_t s,
     }
 }
 
-/* One node: per piece, each rank writes its slot, the last to arrive
- * reduces every slot into the result and releases. */
+/* Do the pieces of an allreduce of bytes in large slots take the split
+ * reduction?  When the node reduces at least the threshold per piece
+ * (ranks x piece): one reducer then reads that much (time, and pages it
+ * maps), where the split makes every rank read a stripe of each slot at
+ * the cost of one more node step.  Decided for the whole allreduce: a
+ * short last piece of a long one is split too (one rank would otherwise
+ * map that piece of every slot: 8 MiB of 64 ranks' 128 KiB tails). */
+static bool split(size_t bytes)
+{
+    return (uint64_t)TLM_MIN(bytes, tlm_core_node.slot) *
+               (uint64_t)tlm_core_node.nlocal >=
+           tlm_core_coll_thr[TLM_COLL_SPLIT];
+}
+
+/* The split reduction of step s's piece (c bytes in the large slots, every
+ * rank arrived or arriving): when all have arrived, each rank combines
+ * its stripe of whole cache lines of every slot into the result slot of
+ * the next step's set (data is read before a rank arrives at the step
+ * after the one whose set holds it), then arrives at that step; with
+ * wait, it returns once all have, and *res holds the whole result. */
+static int split_piece(const red_t *rd, uint64_t s, size_t c, bool wait,
+                       uint8_t **res)
+{
+    tlm_core_node_t *N = &tlm_core_node;
+    int rc = tlm_core_node_wait_all(s);
+    if (rc != TELEMEM_OK)
+        return rc;
+    uint64_t s2;
+    (void)tlm_core_node_begin(false, &s2); /* the set of s2: free since s */
+    *res = tlm_core_node_result(s2);
+    size_t lines = (c + 63) / 64;
+    size_t lo = TLM_MIN(lines * (size_t)N->me / (size_t)N->nlocal * 64, c);
+    size_t hi = TLM_MIN(lines * (size_t)(N->me + 1) / (size_t)N->nlocal * 64,
+                        c);
+    if (hi > lo)
+        reduce_slots(rd, *res + lo, s, false, lo, hi - lo);
+    tlm_core_node_arrive(s2);
+    return wait ? tlm_core_node_wait_all(s2) : TELEMEM_OK;
+}
+
+/* One node: per piece, each rank writes its slot; the last to arrive
+ * reduces every slot into the result and releases, or (split) every rank
+ * reduces a stripe; then each copies the result out. */
 static int node_allreduce(const red_t *rd, uint8_t *buf, size_t bytes)
 {
     tlm_core_node_t *N = &tlm_core_node;
@@ -246,8 +288,11 @@ static int node_allreduce(const red_t *rd, uint8_t *buf, size_t bytes)
         uint8_t *res = small ? tlm_core_node_small(s, N->nlocal)
                              : tlm_core_node_result(s);
         memcpy(mine, buf + off, c);
-        if (tlm_core_node_arrive(s)) {
-            reduce_slots(rd, res, s, small, c);
+        bool last = tlm_core_node_arrive(s);
+        if (!small && split(bytes)) {
+            rc = split_piece(rd, s, c, true, &res);
+        } else if (last) {
+            reduce_slots(rd, res, s, small, 0, c);
             tlm_core_node_release(s, TELEMEM_OK);
         } else {
             rc = tlm_core_node_wait_release(s);
@@ -258,9 +303,31 @@ static int node_allreduce(const red_t *rd, uint8_t *buf, size_t bytes)
     return rc;
 }
 
-/* Several nodes: per piece, each rank writes its slot and the leader
- * reduces them into its buffer; the leaders' allreduce; the leader's
- * broadcast to its node.  A small one is a single node step. */
+/* Several nodes, the node's part of a piece of step s in the large slots
+ * (each rank wrote its slot and arrived): the leader gets the node's
+ * reduction in dst, from the split reduction (sp) or its own. */
+static int multi_piece(const red_t *rd, uint8_t *dst, uint64_t s, size_t c,
+                       bool sp)
+{
+    if (sp) {
+        uint8_t *res;
+        int rc = split_piece(rd, s, c, is_leader(), &res);
+        if (rc == TELEMEM_OK && is_leader())
+            memcpy(dst, res, c);
+        return rc;
+    }
+    if (!is_leader()) /* the leader reads the set until it releases */
+        return tlm_core_node_wait_release(s);
+    int rc = tlm_core_node_wait_all(s);
+    if (rc == TELEMEM_OK)
+        reduce_slots(rd, dst, s, false, 0, c);
+    tlm_core_node_release(s, rc);
+    return rc;
+}
+
+/* Several nodes: per piece, the node's reduction reaches the leader; the
+ * leaders' allreduce; the leader's broadcast to its node.  A small one is
+ * a single node step (the leader reduces and releases the result). */
 static int multi_allreduce(const red_t *rd, uint8_t *buf, size_t count,
                            uint32_t seq)
 {
@@ -278,16 +345,12 @@ static int multi_allreduce(const red_t *rd, uint8_t *buf, size_t count,
         memcpy(small ? tlm_core_node_small(s, N->me)
                      : tlm_core_node_slot(s, N->me), buf + off, c);
         tlm_core_node_arrive(s);
-        if (!is_leader()) {
-            if (!small) /* the leader reads the set until it releases */
-                rc = tlm_core_node_wait_release(s);
-            continue;
-        }
-        rc = tlm_core_node_wait_all(s);
-        if (rc == TELEMEM_OK)
-            reduce_slots(rd, buf + off, s, small, c);
         if (!small)
-            tlm_core_node_release(s, rc);
+            rc = multi_piece(rd, buf + off, s, c, split(bytes));
+        else if (is_leader())
+            rc = tlm_core_node_wait_all(s);
+        if (small && is_leader() && rc == TELEMEM_OK)
+            reduce_slots(rd, buf, s, true, 0, c);
     }
     if (is_leader() && rc == TELEMEM_OK)
         rc = tlm_core_coll_msg_allreduce(&C.lead, buf, count, rd->type,
@@ -312,12 +375,12 @@ static int multi_allreduce(const red_t *rd, uint8_t *buf, size_t count,
 static int hier_allreduce(const red_t *rd, void *buf, size_t count,
                           uint32_t seq)
 {
+    if (!count) /* on every node alike (a node of one rank too) */
+        return TELEMEM_OK;
     if (tlm_core_node.nlocal == 1)
         return multi() ? tlm_core_coll_msg_allreduce(&C.lead, buf, count,
                                                      rd->type, rd->op, seq, 0)
                        : TELEMEM_OK;
-    if (!count)
-        return TELEMEM_OK;
     if (!multi())
         return node_allreduce(rd, buf, count * rd->es);
     return multi_allreduce(rd, buf, count, seq);

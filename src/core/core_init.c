@@ -297,6 +297,8 @@ static int check_settings(const tlm_config_t *c)
     if (rc == TELEMEM_OK)
         rc = tlm_core_direct_check_config(c);
     if (rc == TELEMEM_OK)
+        rc = tlm_core_coll_check_config(c);
+    if (rc == TELEMEM_OK)
         rc = tlm_core_wait_check_config(c->WAIT);
     if (rc == TELEMEM_OK)
         rc = tlm_core_thread_check_config(c);
@@ -420,6 +422,7 @@ static int initialize(int level, bool progress_thread)
         rc = tlm_core_direct_init();
     if (rc == TELEMEM_OK) {
         tlm_config_append(tlm_core_direct_string());
+        tlm_config_append(tlm_core_coll_string());
         tlm_config_append(tlm_core_wait_string());
         rc = tlm_core_am_init();
     }

@@ -146,11 +146,11 @@ typedef struct shm_peer {
     int rank;
     /* My buffers in flight to this peer, in send order: the peer releases
      * them in the same order, so reclaiming looks at the oldest only. */
-    uint32_t *fifo;        /* buf_count entries */
+    uint32_t *fifo;        /* buf_count entries, from the first contact */
     uint32_t fhead, ftail;
     /* My pulls to this peer not yet finished, in send order (at most a
      * ring's worth: a cell is freed only after its pull). */
-    shm_zc_t *zc;          /* ring_cells entries */
+    shm_zc_t *zc;          /* ring_cells entries, from the first contact */
     uint64_t zc_sent, zc_done;
     pid_t pid;             /* the peer's process */
 } shm_peer_t;
@@ -184,6 +184,10 @@ typedef struct shm_transport {
      * words: what progress reads first on every poll. */
     _Atomic uint64_t *my_active;
     int nwords;
+    /* Senders seen in my_active (their pools are mapped here then:
+     * first_senders) and the bytes of peer pools mapped so far. */
+    uint64_t *seen;
+    uint64_t populated;
     bool starved;             /* no free buffer at the last send */
     /* Doorbell: this process's socket (bound to an abstract name), whether
      * a sleeper's membarrier() orders every local process's stores (else
@@ -263,9 +267,10 @@ static void map_fill(shm_map_t *m, void *base)
  * ones (0.38 ms against 0.048 ms, 2026-11-26).  Only a pool of at most
  * max bytes: the owner passes POPULATE_OWN_MAX (its pool is allocated at
  * start; a larger one, set by TELEMEM_SHM_BUF_*, stays sparse until
- * used), a rank mapping a peer's pool its share of POPULATE_PEERS_MAX
- * (the peers' pools together), since start-up pays for every page of
- * every peer (n = 64, 4 MiB pools: 1.7 s more).  Best effort: a kernel
+ * used), a peer's pool when the peer first sends here while the peers'
+ * pools mapped so far total at most POPULATE_PEERS_MAX (first_senders):
+ * mapping every peer's at start cost start-up (n = 64, 4 MiB pools: 1.7 s
+ * more) and memory for peers never heard from.  Best effort: a kernel
  * without MADV_POPULATE_* (before 5.14) faults them in as before. */
 #define POPULATE_OWN_MAX (256ull << 20)
 #define POPULATE_PEERS_MAX (64ull << 20)
@@ -297,7 +302,16 @@ static int shm_connect(tlm_transport_t *tp, int peer_rank)
     shm_peer_t *p = &st->peers[l];
     if (!p->contacted) {
         /* First contact: the receiver starts polling our ring.  Its pages
-         * are touched only from now on (lazy per-peer memory). */
+         * are touched only from now on, and this process's bookkeeping
+         * of sends to it is made now (lazy per-peer memory). */
+        if (!p->fifo)
+            p->fifo = malloc(sizeof(uint32_t) * st->buf_count);
+        if (st->cma && !p->zc)
+            p->zc = calloc(st->ring_mask + 1, sizeof(shm_zc_t));
+        if (!p->fifo || (st->cma && !p->zc)) {
+            tlm_error("no memory for the sends to rank %d", peer_rank);
+            return TELEMEM_ERR_NO_MEMORY;
+        }
         atomic_fetch_or_explicit(&st->maps[l].active[st->my_local / 64],
                                  1ull << (st->my_local % 64),
                                  memory_order_release);
@@ -876,6 +890,28 @@ static inline int drain(shm_transport_t *st, int l, int max, bool fenced)
     return n;
 }
 
+/* Senders that contacted this process since the last poll: their buffer
+ * pools go into its page tables now, while the peers' pools mapped so
+ * far total at most POPULATE_PEERS_MAX (populate_bufs), so that a pool
+ * page does not fault on both sides at first use; a sender that never
+ * contacts this process costs it no page (before 2026-11-28 every peer's
+ * pool was mapped at start: 28 MiB per rank at 8 ranks). */
+static void first_senders(shm_transport_t *st, int w, uint64_t bits)
+{
+    uint64_t fresh = bits & ~st->seen[w];
+    st->seen[w] |= fresh;
+    while (fresh) {
+        int l = w * 64 + __builtin_ctzll(fresh);
+        fresh &= fresh - 1;
+        const shm_map_t *m = &st->maps[l];
+        uint64_t len = m->hdr->seg_size - m->hdr->off_bufs;
+        if (st->populated + len <= POPULATE_PEERS_MAX) {
+            st->populated += len;
+            populate_bufs(m, MADV_POPULATE_READ, len);
+        }
+    }
+}
+
 static inline int progress_impl(tlm_transport_t *tp, int max, bool fenced)
 {
     shm_transport_t *st = tlm_container_of(tp, shm_transport_t, super);
@@ -883,6 +919,8 @@ static inline int progress_impl(tlm_transport_t *tp, int max, bool fenced)
     for (int w = 0; w < st->nwords; w++) {
         uint64_t bits = atomic_load_explicit(&st->my_active[w],
                                              memory_order_acquire);
+        if (TLM_UNLIKELY(bits & ~st->seen[w]))
+            first_senders(st, w, bits);
         while (bits && total < max) {
             int b = __builtin_ctzll(bits);
             bits &= bits - 1;
@@ -1012,6 +1050,7 @@ static void shm_close(tlm_transport_t *tp)
     free(st->bell_to);
     free(st->local_of_rank);
     free(st->free_q);
+    free(st->seen);
     free(st);
 }
 
@@ -1307,8 +1346,6 @@ static int map_peer(shm_transport_t *st, const tlm_transport_params_t *p,
     }
     map_fill(m, base);
     m->rank = rank;
-    populate_bufs(m, MADV_POPULATE_READ,
-                  POPULATE_PEERS_MAX / (uint64_t)(st->nlocal - 1));
     st->mb = st->mb && h->mb_ok; /* every rank computes the same */
     shm_peer_t *pe = &st->peers[l];
     pe->bell = m->doorbell;
@@ -1383,11 +1420,6 @@ static int setup_pulls(shm_transport_t *st, const tlm_transport_params_t *p)
         tlm_debug("a local rank cannot pull: no CMA pull");
     if (!st->cma)
         return TELEMEM_OK;
-    for (int l = 0; l < st->nlocal; l++) {
-        st->peers[l].zc = calloc(st->ring_mask + 1, sizeof(shm_zc_t));
-        if (!st->peers[l].zc)
-            return TELEMEM_ERR_NO_MEMORY;
-    }
     st->super.zc_min = pull_threshold(p, p->config->SHM_CMA_THRESHOLD,
                                       "shm-pull", "pull", SHM_PULL_DEFAULT);
     st->super.zc_mapped_min =
@@ -1425,10 +1457,13 @@ static int shm_check(const tlm_transport_params_t *p)
 }
 
 /* Each peer's rings: mine in its segment (out), its in mine (in). */
-static void link_rings(shm_transport_t *st)
+static int link_rings(shm_transport_t *st)
 {
     st->my_active = st->maps[st->my_local].active;
     st->nwords = (st->nlocal + 63) / 64;
+    st->seen = calloc((size_t)st->nwords, sizeof(uint64_t));
+    if (!st->seen)
+        return TELEMEM_ERR_NO_MEMORY;
     for (int l = 0; l < st->nlocal; l++) {
         shm_peer_t *pe = &st->peers[l];
         pe->local = l;
@@ -1438,6 +1473,7 @@ static void link_rings(shm_transport_t *st)
         pe->out = ring_of(&st->maps[l], st->my_local);
         pe->in = ring_of(&st->maps[st->my_local], l);
     }
+    return TELEMEM_OK;
 }
 
 /* The per-rank and per-peer tables of an open transport, sized by the
@@ -1466,11 +1502,6 @@ static int alloc_tables(shm_transport_t *st, const tlm_transport_params_t *p)
         return TELEMEM_ERR_NO_MEMORY;
     for (int l = 0; l < st->nlocal; l++) /* before any failure: shm_close */
         st->maps[l].fd = -1;
-    for (int l = 0; l < st->nlocal; l++) {
-        st->peers[l].fifo = malloc(sizeof(uint32_t) * st->buf_count);
-        if (!st->peers[l].fifo)
-            return TELEMEM_ERR_NO_MEMORY;
-    }
     for (uint32_t s = 0; s < st->buf_count; s++)
         st->free_q[s] = s;
     st->free_tail = (uint32_t)st->buf_count;
@@ -1551,7 +1582,9 @@ static int shm_open_tp(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     st->fence = !st->mb;
     if (st->fence)
         st->super.ops = &shm_ops_fenced;
-    link_rings(st);
+    rc = link_rings(st);
+    if (rc != TELEMEM_OK)
+        goto err;
     /* The same-node direct path (docs/direct.md); without it every
      * transfer takes the message path.  With TELEMEM_DIRECT=never it is
      * still opened while pulls are on, for its shared blocks only: a pull
