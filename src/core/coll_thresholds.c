@@ -83,7 +83,7 @@ void tlm_core_coll_thresholds_init(void)
         if (w > 0 && (size_t)w < sizeof(text) - k)
             k += (size_t)w;
     }
-    tlm_debug("%s", text);
+    tlm_debug("%.*s", (int)(k ? k - 1 : 0), text); /* without its '\n' */
 }
 
 const char *tlm_core_coll_string(void)

@@ -406,13 +406,21 @@ int telemem_allreduce(void *buf, size_t count, telemem_type_t type,
         return rc;
     uint32_t seq = tlm_core.coll_seq;
     red_t rd = {type, op, es};
-    tlm_debug("allreduce %u: %zu bytes: %s", seq, count * es,
+    size_t bytes = count * es;
+    bool sm = hier() && bytes <= tlm_core_node.small;
+    tlm_debug("allreduce %u: %zu bytes: %s%s%s", seq, bytes,
               !hier() ? "flat (binomial reduction, broadcast)"
-              : multi() ? "node steps to the leader, leaders' binomial "
-                          "reduction and broadcast, node broadcast"
-              : count * es <= tlm_core_node.small
-                  ? "node step (small slots, last arrival reduces)"
-                  : "node steps (large slots, last arrival reduces)");
+              : sm ? "node step (small slots, "
+                   : "node steps (large slots, ",
+              !hier() ? ""
+              : sm ? (multi() ? "the leader reduces" : "last arrival reduces")
+              : split(bytes) ? "every rank reduces a stripe"
+              : multi() ? "the leader reduces" : "last arrival reduces",
+              !hier() ? ""
+              : multi() ? sm ? "), leaders' binomial reduction and broadcast"
+                             : "), leaders' binomial reduction and "
+                               "broadcast, node broadcast"
+                        : ")");
     rc = hier() ? hier_allreduce(&rd, buf, count, seq)
                 : tlm_core_coll_msg_allreduce(&C.world, buf, count, type, op,
                                               seq, 0);
