@@ -75,6 +75,11 @@ typedef struct {
     signed short attribute;
 } tlm_gfc_dtype_t;
 
+/* Rank and type of a descriptor as int: both are small and never negative
+ * in the descriptors gfortran passes to the coarray ABI. */
+#define TLM_GFC_RANK(d) ((int)(unsigned char)(d)->dtype.rank)
+#define TLM_GFC_TYPE(d) ((int)(unsigned char)(d)->dtype.type)
+
 /* gfortran's array descriptor (GCC 8 and later). */
 typedef struct {
     void *base_addr;

@@ -318,7 +318,7 @@ static void realloc_dst(tlm_gfc_desc_t *dst, const tlm_caf_rshape_t *sh)
         return;
     free(dst->base_addr);
     dst->base_addr = malloc(sh->count * dst->dtype.elem_len + 1);
-    for (i = 0; i < dst->dtype.rank; i++) {
+    for (i = 0; i < TLM_GFC_RANK(dst); i++) {
         size_t e = i < sh->rank ? sh->ext[i] : 1;
         dst->dim[i].lbound = 1;
         dst->dim[i].ubound = (ptrdiff_t)e;
@@ -357,13 +357,13 @@ void _gfortran_caf_get_by_ref(tlm_caf_token_p token, int image,
         return;
     }
     conv = malloc(ds.count * ds.elem + 1);
-    if (!conv || tlm_caf_convert_n(conv, dst->dtype.type, dst_kind, ds.elem,
+    if (!conv || tlm_caf_convert_n(conv, TLM_GFC_TYPE(dst), dst_kind, ds.elem,
                                    elems, src_type, src_kind, sh.elem,
                                    ds.count, sh.count) != 0)
         tlm_caf_report(stat, NULL, 0, TLM_CAF_STAT_INVALID,
                        "get from image %d: cannot convert type %d kind %d "
                        "to type %d kind %d", image, src_type, src_kind,
-                       dst->dtype.type, dst_kind);
+                       TLM_GFC_TYPE(dst), dst_kind);
     else
         tlm_caf_unpack(dst->base_addr, &ds, conv);
     free(conv);
@@ -420,7 +420,7 @@ void _gfortran_caf_send_by_ref(tlm_caf_token_p token, int image,
         return;
     }
     tlm_caf_pack(buf, src->base_addr, &ss);
-    send_elems(token, image, refs, buf, ss.count, src->dtype.type, src_kind,
+    send_elems(token, image, refs, buf, ss.count, TLM_GFC_TYPE(src), src_kind,
                ss.elem, dst_type, dst_kind, stat);
     free(buf);
 }

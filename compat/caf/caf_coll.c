@@ -117,9 +117,10 @@ static size_t telemem_size(int tt)
     return tt == TELEMEM_INT32 || tt == TELEMEM_FLOAT ? 4 : 8;
 }
 
+/* T is a type name: it cannot take parentheses (the NOLINT below). */
 #define FOLD(T)                                                             \
     do {                                                                    \
-        T *x = acc;                                                         \
+        T *x = acc; /* NOLINT(bugprone-macro-parentheses) */                \
         const T *y = v;                                                     \
         *x = op == OP_SUM ? (T)(*x + *y)                                    \
            : op == OP_MIN ? (*y < *x ? *y : *x)                             \
@@ -142,7 +143,7 @@ static int fold_builtin(int op, int type, size_t elem, int char_kind,
         switch (elem) {
         case 4: FOLD(float); return 0;
         case 8: FOLD(double); return 0;
-        case 16: FOLD(_Float128); return 0;
+        case 16: FOLD(tlm_f128); return 0;
         }
     } else if (type == TLM_BT_COMPLEX && op == OP_SUM) {
         switch (elem) {
@@ -150,8 +151,8 @@ static int fold_builtin(int op, int type, size_t elem, int char_kind,
                   return 0; }
         case 16: { _Complex double *x = acc;
                    *x += *(const _Complex double *)v; return 0; }
-        case 32: { _Complex _Float128 *x = acc;
-                   *x += *(const _Complex _Float128 *)v; return 0; }
+        case 32: { tlm_c128 *x = acc;
+                   *x += *(const tlm_c128 *)v; return 0; }
         }
     } else if (type == TLM_BT_CHARACTER && op != OP_SUM) {
         size_t i, n = elem / (size_t)char_kind;
@@ -214,7 +215,7 @@ static int fold_user(const user_op_t *u, void *acc, const void *v)
         switch (u->elem) {
         case 4: CALL(float);
         case 8: CALL(double);
-        case 16: CALL(_Float128);
+        case 16: CALL(tlm_f128);
         }
     } else if (u->type == TLM_BT_COMPLEX) {
         switch (u->elem) {
@@ -262,7 +263,7 @@ static void reduce(const char *what, tlm_gfc_desc_t *a, int op,
     tlm_caf_shape_t s;
     bool copied;
     char *buf;
-    int rc, tt, type = a->dtype.type, ck = 1;
+    int rc, tt, type = TLM_GFC_TYPE(a), ck = 1;
 
     if (coll_check(what, stat, errmsg, len))
         return;
@@ -331,7 +332,7 @@ void _gfortran_caf_co_reduce(tlm_gfc_desc_t *a, void *(*opr)(void *, void *),
 
     u.opr = opr;
     u.flags = opr_flags;
-    u.type = a->dtype.type;
+    u.type = TLM_GFC_TYPE(a);
     u.elem = a->dtype.elem_len;
     reduce("co_reduce", a, 0, &u, result_image, a_len, stat, errmsg,
            errmsg_len);

@@ -6,9 +6,7 @@
 #include "caf_internal.h"
 
 typedef __int128 tlm_i128;
-typedef _Float128 tlm_f128;
 typedef _Complex long double tlm_cld;
-typedef _Complex _Float128 tlm_c128;
 
 /* A value on its way: the widest integer, real and complex. */
 typedef struct {
@@ -23,7 +21,11 @@ static int load(tlm_val_t *v, int type, int kind, const void *p)
     if (type == TLM_BT_INTEGER || type == TLM_BT_LOGICAL) {
         v->cls = 0;
         switch (kind) {
-        case 1: v->i = *(const int8_t *)p; break;
+        case 1: { /* sign-extended by hand: no signed char conversion */
+            unsigned b = *(const uint8_t *)p;
+            v->i = (tlm_i128)b - (b & 0x80u ? 256 : 0);
+            break;
+        }
         case 2: v->i = *(const int16_t *)p; break;
         case 4: v->i = *(const int32_t *)p; break;
         case 8: v->i = *(const int64_t *)p; break;

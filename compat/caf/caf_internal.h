@@ -11,6 +11,16 @@
 #include "caf_abi.h"
 #include "telemem.h"
 
+/* gfortran's real(16) and complex(16): GCC spells them _Float128, clang
+ * (the fuzzing and clang-tidy builds) __float128. */
+#if defined(__clang__)
+typedef __float128 tlm_f128;
+typedef _Complex __float128 tlm_c128;
+#else
+typedef _Float128 tlm_f128;
+typedef _Complex _Float128 tlm_c128;
+#endif
+
 #define TLM_CAF_PRINTF(a, b) __attribute__((format(printf, a, b)))
 
 /* What one image knows of another (tlm_caf.ctl->state[i]). */

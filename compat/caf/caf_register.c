@@ -27,10 +27,13 @@ static int remember(tlm_caf_token_t *t)
 {
     if ((size_t)tlm_caf.next_id >= tlm_caf.by_id_cap) {
         size_t cap = tlm_caf.by_id_cap ? 2 * tlm_caf.by_id_cap : 64;
+        /* An array of pointers: sizeof(*p) is meant. */
+        /* NOLINTNEXTLINE(bugprone-sizeof-expression) */
         tlm_caf_token_t **p = realloc(tlm_caf.by_id, cap * sizeof(*p));
         if (!p)
             return TELEMEM_ERR_NO_MEMORY;
         memset(p + tlm_caf.by_id_cap, 0,
+               /* NOLINTNEXTLINE(bugprone-sizeof-expression) */
                (cap - tlm_caf.by_id_cap) * sizeof(*p));
         tlm_caf.by_id = p;
         tlm_caf.by_id_cap = cap;

@@ -31,7 +31,7 @@ static int64_t vec_index(const tlm_caf_vector_t *v, size_t k)
 static int vector_addrs(remote_t *r, const tlm_gfc_desc_t *d,
                         const tlm_caf_vector_t *vec)
 {
-    int rank = d->dtype.rank, i;
+    int rank = TLM_GFC_RANK(d), i;
     size_t n[TLM_CAF_MAX_DIM], idx[TLM_CAF_MAX_DIM] = {0}, count = 1, k;
     ptrdiff_t span = (ptrdiff_t)d->dtype.elem_len;
 
@@ -83,7 +83,7 @@ static int remote_setup(remote_t *r, tlm_caf_token_p token, size_t offset,
     memset(r, 0, sizeof *r);
     r->image = image;
     r->rank = tlm_caf_rank_of(image);
-    r->type = d->dtype.type;
+    r->type = TLM_GFC_TYPE(d);
     r->kind = kind;
     if (r->rank < 0) {
         tlm_caf_report(stat, NULL, 0, TLM_CAF_STAT_INVALID,
@@ -114,7 +114,11 @@ static int remote_setup(remote_t *r, tlm_caf_token_p token, size_t offset,
         return 0;
     }
     rc = vector_addrs(r, d, vec);
-    return tlm_caf_check(rc, stat, NULL, 0, what, image);
+    if (!tlm_caf_check(rc, stat, NULL, 0, what, image))
+        return 0;
+    free(r->addrs);
+    r->addrs = NULL;
+    return 1;
 }
 
 static int remote_write(remote_t *r, const char *buf)
@@ -257,7 +261,7 @@ void _gfortran_caf_send(tlm_caf_token_p token, size_t offset,
                      dst_kind, stat, "send to"))
         return;
     tlm_caf_shape_of(src, &ls);
-    send_local(&r, src->base_addr, &ls, src->dtype.type, src_kind, stat,
+    send_local(&r, src->base_addr, &ls, TLM_GFC_TYPE(src), src_kind, stat,
                "send to");
     free(r.addrs);
 }
@@ -325,7 +329,7 @@ void _gfortran_caf_get(tlm_caf_token_p token, size_t offset,
                      src_kind, stat, "get from"))
         return;
     tlm_caf_shape_of(dst, &ls);
-    get_local(&r, dst->base_addr, &ls, dst->dtype.type, dst_kind, stat,
+    get_local(&r, dst->base_addr, &ls, TLM_GFC_TYPE(dst), dst_kind, stat,
               "get from");
     free(r.addrs);
 }

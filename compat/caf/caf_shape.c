@@ -7,7 +7,7 @@
 
 void tlm_caf_shape_of(const tlm_gfc_desc_t *d, tlm_caf_shape_t *s)
 {
-    int i, rank = d->dtype.rank;
+    int i, rank = TLM_GFC_RANK(d);
     /* Strides count elements of elem_len bytes (gfortran leaves span
      * unset in the descriptors it builds for collectives). */
     size_t span = d->dtype.elem_len;

@@ -17,8 +17,8 @@ static int team_exchange(const tlm_caf_team_t *t, int64_t v, int64_t *out,
 
     for (i = 0; i < t->size; i++) {
         int r = t->ranks[i];
-        int64_t *slot = (int64_t *)tlm_caf.ctl_bases[r] + 2 * tlm_caf.n +
-                        tlm_caf.me;
+        int64_t *slot = (int64_t *)tlm_caf.ctl_bases[r] +
+                        2 * (ptrdiff_t)tlm_caf.n + tlm_caf.me;
         if (r == tlm_caf.me) {
             tlm_caf.ctl.xchg[r] = v;
             continue;
@@ -50,7 +50,7 @@ void _gfortran_caf_form_team(int team_number, tlm_caf_team_p *team,
 
     tlm_caf_need_init();
     cur = tlm_caf.team;
-    all = malloc((size_t)cur->size * sizeof(int64_t));
+    all = calloc((size_t)cur->size, sizeof(int64_t));
     t = calloc(1, sizeof *t);
     if (!all || !t)
         tlm_caf_die(1, "form team: out of memory");
@@ -70,7 +70,8 @@ void _gfortran_caf_form_team(int team_number, tlm_caf_team_p *team,
             t->ranks[t->size++] = cur->ranks[i];
     if (index > 0) {
         /* Place each member at its NEW_INDEX. */
-        int *by_index = calloc((size_t)t->size, sizeof(int));
+        /* t->size >= 1: this image is a member of its own team. */
+        int *by_index = calloc((size_t)t->size + 1, sizeof(int));
         if (!by_index)
             tlm_caf_die(1, "form team: out of memory");
         for (i = 0, k = 0; i < cur->size; i++) {
