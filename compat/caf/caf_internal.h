@@ -173,12 +173,6 @@ int tlm_caf_tcoll_allreduce(tlm_caf_team_t *t, void *buf, size_t bytes,
                             tlm_caf_fold_fn_t fold, void *ctx,
                             const char *what, char *msg, size_t cap);
 
-/* SYNC ALL of team t through the same trees (telemem_quiet first): every
- * image learns of an image of t that has stopped or failed.  Returns a
- * STAT= code as tlm_caf_tcoll_bcast. */
-int tlm_caf_tcoll_barrier(tlm_caf_team_t *t, const char *what, char *msg,
-                          size_t cap);
-
 /* ---- tokens (caf_register.c) ---- */
 
 tlm_caf_token_t *tlm_caf_token_by_id(int id);

@@ -1,8 +1,8 @@
 /* caf_sync.c - image control: SYNC IMAGES (pairwise counters in the
  * control blocks, waited on with telemem_wait_poll so a waiting image
  * spins, yields or sleeps by Telemem's wait policy), SYNC ALL (one
- * telemem_allreduce in the initial team, SYNC IMAGES with the whole team
- * otherwise), SYNC MEMORY. */
+ * telemem_allreduce in the initial team of 4 images or more, SYNC IMAGES
+ * with the whole team otherwise), SYNC MEMORY. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,21 +133,26 @@ static int sync_all_coll(int *code, char *msg, size_t cap)
     return 1;
 }
 
-/* SYNC ALL: in the initial team one collective (sync_all_coll); inside
- * CHANGE TEAM, or once a process has died, SYNC IMAGES with every image of
- * the team: a stopped or failed image is then seen by each image that
- * waits for it, with no agreement step, but each image posts to every
- * other: O(images) messages per image (docs/caf.md, "Limits"). */
+/* From this many images on, SYNC ALL of the initial team is one
+ * collective (sync_all_coll): 2 to 2.8 times faster than the pairwise
+ * posts at 4, 16 and 32 images on one node; at 2 images the posts were
+ * faster (docs/caf.md, "Performance"). */
+#define TLM_CAF_SYNC_ALL_COLL_MIN 4
+
+/* SYNC ALL: in the initial team of TLM_CAF_SYNC_ALL_COLL_MIN images or
+ * more one collective (sync_all_coll); otherwise, inside CHANGE TEAM, or
+ * once a process has died, SYNC IMAGES with every image of the team: a
+ * stopped or failed image is then seen by each image that waits for it,
+ * with no agreement step, but each image posts to every other: O(images)
+ * messages per image. */
 int tlm_caf_sync_team_all(char *msg, size_t cap)
 {
-    tlm_caf_team_t *t = tlm_caf.team;
+    const tlm_caf_team_t *t = tlm_caf.team;
     int code;
 
-    if (t == &tlm_caf.initial && tlm_caf.n > 1 &&
+    if (t == &tlm_caf.initial && tlm_caf.n >= TLM_CAF_SYNC_ALL_COLL_MIN &&
         sync_all_coll(&code, msg, cap))
         return code;
-    if (t != &tlm_caf.initial)
-        return tlm_caf_tcoll_barrier(tlm_caf.team, "sync all", msg, cap);
     return tlm_caf_sync_ranks(t->ranks, t->size, msg, cap);
 }
 

@@ -314,26 +314,3 @@ int tlm_caf_tcoll_allreduce(tlm_caf_team_t *t, void *buf, size_t bytes,
     }
     return op_end(&o, what, msg, cap);
 }
-
-static int fold_nothing(void *acc, const void *v, size_t bytes, void *ctx)
-{
-    (void)acc;
-    (void)v;
-    (void)bytes;
-    (void)ctx;
-    return 0;
-}
-
-int tlm_caf_tcoll_barrier(tlm_caf_team_t *t, const char *what, char *msg,
-                          size_t cap)
-{
-    int rc = telemem_quiet();
-
-    if (rc != TELEMEM_OK && rc != TELEMEM_ERR_PEER_DEAD) {
-        snprintf(msg, cap, "%s: completing puts: %s", what,
-                 telemem_strerror(rc));
-        return tlm_caf_stat_of(rc);
-    }
-    return tlm_caf_tcoll_allreduce(t, NULL, 0, fold_nothing, NULL, what,
-                                   msg, cap);
-}
