@@ -4,7 +4,20 @@
 ! (STAT_LOCKED), UNLOCK of a free lock (STAT_UNLOCKED) and of one another
 ! image holds (STAT_LOCKED_OTHER_IMAGE), co_sum and co_reduce of arguments
 ! whose sizes differ between the images (every image gets the error).
+! A module procedure: an internal one passed to co_reduce would need a
+! trampoline on an executable stack.
+module caf_errors_ops
+  implicit none
+contains
+  pure function iadd(a, b) result(c)
+    integer, value :: a, b
+    integer :: c
+    c = a + b
+  end function
+end module
+
 program caf_errors
+  use caf_errors_ops
   use iso_fortran_env
   implicit none
   type(lock_type) :: lk[*]
@@ -47,6 +60,7 @@ program caf_errors
     msg = ''
     call reduce_sizes(v, st, msg)
     call check(st /= 0 .and. index(msg, 'differs in size') > 0, 'co_reduce of different sizes')
+    deallocate(v)
   end if
   call finish()
 contains
@@ -64,11 +78,7 @@ contains
     character(*), intent(inout) :: m
     call co_reduce(x, iadd, stat=st, errmsg=m)
   end subroutine
-  pure function iadd(a, b) result(c)
-    integer, value :: a, b
-    integer :: c
-    c = a + b
-  end function
+
   subroutine check(ok, what)
     logical, intent(in) :: ok
     character(*), intent(in) :: what

@@ -32,6 +32,7 @@ program caf_stop
   big = 1
   call co_sum(big, stat=st)
   call check(st == STAT_FAILED_IMAGE, 'co_sum of 160 KB with a failed image')
+  deallocate(big)
   ! (gfortran 12 copies back only the data of "l = failed_images()",
   ! not the bounds: use the results in expressions.)
   call check(size(stopped_images()) == 1, 'stopped_images size')
