@@ -1,39 +1,66 @@
 /* caf_coll.c - the collective subroutines co_broadcast, co_sum, co_min,
- * co_max and co_reduce on Telemem's collectives: telemem_broadcast,
- * telemem_allreduce for the types it has, and telemem_allgather followed
- * by the same fold in image order on every image for the others
- * (character, small and 128-bit kinds, user functions). */
+ * co_max and co_reduce over the current team's images: caf_tcoll.c's
+ * reduction tree (folding in image order) and broadcast tree, with the
+ * folds of every type here; in the initial team from TLM_CAF_COLL_BIG
+ * bytes on, once the images agreed, telemem_broadcast and
+ * telemem_allreduce (for the types it has). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "caf_internal.h"
 
-/* Refuse a collective that a stopped or failed image cannot join. */
-static int coll_check(const char *what, int *stat, char *errmsg, size_t len)
-{
-    int r;
+/* From this many bytes on, the initial team's collectives run on
+ * Telemem's (node-aware: the data crosses shared memory once per image,
+ * not once per edge of a tree of messages), after an agreement among the
+ * images (agree).  Measured in docs/caf.md, "Performance". */
+#define TLM_CAF_COLL_BIG ((size_t)64 * 1024)
 
+static void coll_begin(int *stat)
+{
     tlm_caf_need_init();
     tlm_caf_ok(stat);
-    if (tlm_caf.team != &tlm_caf.initial) {
-        tlm_caf_report(stat, errmsg, len, TLM_CAF_STAT_INVALID,
-                       "%s: collectives inside CHANGE TEAM are not "
-                       "supported by libcaf_telemem", what);
-        return 1;
-    }
-    tlm_caf_refresh_dead();
-    for (r = 0; r < tlm_caf.n; r++) {
-        int s = tlm_caf_state(r);
-        if (s != TLM_CAF_RUNNING) {
-            tlm_caf_report(stat, errmsg, len,
-                           s == TLM_CAF_FAILED ? TLM_CAF_STAT_FAILED_IMAGE
-                                               : TLM_CAF_STAT_STOPPED_IMAGE,
-                           "%s: image %d has %s", what, r + 1,
-                           s == TLM_CAF_FAILED ? "failed" : "stopped");
-            return 1;
-        }
-    }
+}
+
+/* Whether a collective of bytes goes through Telemem's collectives (which
+ * span the whole job) rather than caf_tcoll.c's trees. */
+static bool telemem_path(size_t bytes)
+{
+    return tlm_caf.team == &tlm_caf.initial && bytes >= TLM_CAF_COLL_BIG;
+}
+
+static int fold_minmax(void *acc, const void *v, size_t bytes, void *ctx)
+{
+    uint64_t *x = acc;
+    const uint64_t *y = v;
+
+    (void)bytes;
+    (void)ctx;
+    if (y[0] < x[0])
+        x[0] = y[0];
+    if (y[1] > x[1])
+        x[1] = y[1];
     return 0;
+}
+
+/* Before one of Telemem's collectives: every image of the job takes part
+ * (none has stopped or failed: one that stops from now on does so after
+ * the collective) and brings the same size.  Inside Telemem's collective
+ * nothing would tell the images that one of them stopped.  A STAT= code,
+ * the same on every image. */
+static int agree(size_t bytes, const char *what, char *msg, size_t cap)
+{
+    uint64_t mm[2] = {bytes, bytes};
+    int code = tlm_caf_tcoll_allreduce(tlm_caf.team, mm, sizeof mm,
+                                       fold_minmax, NULL, what, msg, cap);
+
+    if (!code && mm[0] != mm[1]) {
+        snprintf(msg, cap, "%s: the images' arguments differ in size "
+                 "(%llu and %llu bytes)", what, (unsigned long long)mm[0],
+                 (unsigned long long)mm[1]);
+        code = TLM_CAF_STAT_INVALID;
+    }
+    return code;
 }
 
 /* The elements of a as one contiguous buffer (a new one when a is not
@@ -73,11 +100,11 @@ void _gfortran_caf_co_broadcast(tlm_gfc_desc_t *a, int source_image,
 {
     tlm_caf_shape_t s;
     bool copied;
-    char *buf;
-    int root, rc;
+    char *buf, msg[256] = "";
+    int root, code;
+    size_t bytes;
 
-    if (coll_check("co_broadcast", stat, errmsg, errmsg_len))
-        return;
+    coll_begin(stat);
     root = tlm_caf_rank_of(source_image);
     if (root < 0) {
         tlm_caf_report(stat, errmsg, errmsg_len, TLM_CAF_STAT_INVALID,
@@ -91,9 +118,29 @@ void _gfortran_caf_co_broadcast(tlm_gfc_desc_t *a, int source_image,
                       "co_broadcast", 0);
         return;
     }
-    rc = telemem_broadcast(buf, s.count * s.elem, root);
+    bytes = s.count * s.elem;
+    if (!telemem_path(bytes)) {
+        code = tlm_caf_tcoll_bcast(tlm_caf.team, buf, bytes,
+                                   source_image - 1, "co_broadcast", msg,
+                                   sizeof msg);
+    } else {
+        code = agree(bytes, "co_broadcast", msg, sizeof msg);
+        if (!code) {
+            int rc = telemem_broadcast(buf, bytes, root);
+            if (rc != TELEMEM_OK) {
+                snprintf(msg, sizeof msg, "co_broadcast: %s (%s)",
+                         rc == TELEMEM_ERR_PEER_DEAD ? "an image has failed"
+                                                     : telemem_strerror(rc),
+                         telemem_status_name(rc));
+                code = tlm_caf_stat_of(rc);
+                if (rc == TELEMEM_ERR_PEER_DEAD)
+                    tlm_caf_refresh_dead();
+            }
+        }
+    }
     scatter_local(a, &s, buf, copied);
-    tlm_caf_check(rc, stat, errmsg, errmsg_len, "co_broadcast", 0);
+    if (code)
+        tlm_caf_report(stat, errmsg, errmsg_len, code, "%s", msg);
 }
 
 enum { OP_SUM, OP_MIN, OP_MAX };
@@ -227,33 +274,143 @@ static int fold_user(const user_op_t *u, void *acc, const void *v)
     return -1;
 }
 
-/* Gather every image's elements and fold them in image order. */
-static int allgather_fold(char *buf, const tlm_caf_shape_t *s, int op,
-                          int char_kind, const user_op_t *u, int type)
-{
-    size_t bytes = s->count * s->elem, i;
-    char *all = malloc(bytes * (size_t)tlm_caf.n + 1);
-    int r, rc;
+/* What a team's reduction folds with (fold_all). */
+typedef struct {
+    int op, type, char_kind;
+    size_t elem;
+    const user_op_t *u;
+} fold_ctx_t;
 
-    if (!all)
-        return TELEMEM_ERR_NO_MEMORY;
-    rc = telemem_allgather(buf, all, bytes);
-    if (rc == TELEMEM_OK) {
-        memcpy(buf, all, bytes);
-        for (r = 1; r < tlm_caf.n && rc == TELEMEM_OK; r++)
-            for (i = 0; i < s->count; i++) {
-                char *acc = buf + i * s->elem;
-                const char *v = all + (size_t)r * bytes + i * s->elem;
-                if ((u ? fold_user(u, acc, v)
-                       : fold_builtin(op, type, s->elem, char_kind, acc,
-                                      v)) != 0) {
-                    rc = TELEMEM_ERR_UNSUPPORTED;
-                    break;
-                }
-            }
+/* x = x (op) y over n elements of type T, the operation chosen once. */
+#define FOLD_ARRAY(T)                                                       \
+    do {                                                                    \
+        T *x = acc; /* NOLINT(bugprone-macro-parentheses) */                \
+        const T *y = v;                                                     \
+        size_t k_;                                                          \
+        if (f->op == OP_SUM)                                                \
+            for (k_ = 0; k_ < n; k_++)                                      \
+                x[k_] = (T)(x[k_] + y[k_]);                                 \
+        else if (f->op == OP_MIN)                                           \
+            for (k_ = 0; k_ < n; k_++)                                      \
+                x[k_] = y[k_] < x[k_] ? y[k_] : x[k_];                      \
+        else                                                                \
+            for (k_ = 0; k_ < n; k_++)                                      \
+                x[k_] = y[k_] > x[k_] ? y[k_] : x[k_];                      \
+        return 0;                                                           \
+    } while (0)
+
+/* The builtin operations on whole arrays of the numeric types (a complex
+ * sum is the sum of the parts); -1 for the others. */
+static int fold_numeric(const fold_ctx_t *f, void *acc, const void *v,
+                        size_t bytes)
+{
+    size_t elem = f->elem;
+    int type = f->type;
+    size_t n;
+
+    if (type == TLM_BT_COMPLEX && f->op == OP_SUM && elem != 32) {
+        type = TLM_BT_REAL;
+        elem /= 2;
     }
-    free(all);
-    return rc;
+    n = bytes / elem;
+    if (type == TLM_BT_INTEGER) {
+        switch (elem) {
+        case 1: FOLD_ARRAY(int8_t);
+        case 2: FOLD_ARRAY(int16_t);
+        case 4: FOLD_ARRAY(int32_t);
+        case 8: FOLD_ARRAY(int64_t);
+        case 16: FOLD_ARRAY(__int128);
+        }
+    } else if (type == TLM_BT_REAL) {
+        switch (elem) {
+        case 4: FOLD_ARRAY(float);
+        case 8: FOLD_ARRAY(double);
+        case 16: FOLD_ARRAY(tlm_f128);
+        }
+    }
+    return -1;
+}
+
+static int fold_all(void *acc, const void *v, size_t bytes, void *ctx)
+{
+    const fold_ctx_t *f = ctx;
+    size_t i;
+
+    if (!f->u && fold_numeric(f, acc, v, bytes) == 0)
+        return 0;
+    for (i = 0; i + f->elem <= bytes; i += f->elem)
+        if ((f->u ? fold_user(f->u, (char *)acc + i, (const char *)v + i)
+                  : fold_builtin(f->op, f->type, f->elem, f->char_kind,
+                                 (char *)acc + i, (const char *)v + i)) != 0)
+            return -1;
+    return 0;
+}
+
+/* Whether fold_all can apply (op or u) to elements of (type, elem): every
+ * image checks before the collective, so that none of them is left
+ * waiting for one that gave up. */
+static bool fold_supported(const fold_ctx_t *f)
+{
+    int t = f->type;
+    size_t e = f->elem;
+
+    if (t == TLM_BT_CHARACTER)
+        return f->u || f->op != OP_SUM;
+    if (t == TLM_BT_INTEGER || (f->u && t == TLM_BT_LOGICAL))
+        return e == 1 || e == 2 || e == 4 || e == 8 || e == 16;
+    if (t == TLM_BT_REAL)
+        return e == 4 || e == 8 || e == 16;
+    if (t == TLM_BT_COMPLEX)
+        return f->u ? e == 8 || e == 16
+                    : f->op == OP_SUM && (e == 8 || e == 16 || e == 32);
+    return false;
+}
+
+/* co_sum, co_min, co_max, co_reduce inside CHANGE TEAM: every image of
+ * the team gets the result (result_image's or not). */
+static void reduce_team(const char *what, tlm_gfc_desc_t *a, int op,
+                        const user_op_t *u, int ck, int *stat, char *errmsg,
+                        size_t len)
+{
+    fold_ctx_t f;
+    tlm_caf_shape_t s;
+    bool copied;
+    char *buf, msg[256] = "";
+    int code;
+
+    f.op = op;
+    f.type = TLM_GFC_TYPE(a);
+    f.char_kind = ck;
+    f.elem = a->dtype.elem_len;
+    f.u = u;
+    if (!fold_supported(&f)) {
+        tlm_caf_report(stat, errmsg, len, TLM_CAF_STAT_INVALID,
+                       "%s: no reduction of type %d with %zu-byte elements",
+                       what, f.type, f.elem);
+        return;
+    }
+    buf = gather_local(a, &s, &copied);
+    if (!buf) {
+        tlm_caf_check(TELEMEM_ERR_NO_MEMORY, stat, errmsg, len, what, 0);
+        return;
+    }
+    f.elem = s.elem;
+    code = tlm_caf_tcoll_allreduce(tlm_caf.team, buf, s.count * s.elem,
+                                   fold_all, &f, what, msg, sizeof msg);
+    scatter_local(a, &s, buf, copied);
+    if (code)
+        tlm_caf_report(stat, errmsg, len, code, "%s", msg);
+}
+
+/* Telemem's type for a builtin reduction of (type, elem), or -1: a
+ * complex sum is the sum of the real and imaginary parts. */
+static int reduce_type(int op, const user_op_t *u, int type, size_t elem)
+{
+    if (u)
+        return -1;
+    if (type == TLM_BT_COMPLEX && op == OP_SUM && (elem == 8 || elem == 16))
+        return telemem_type_of(TLM_BT_REAL, elem / 2);
+    return telemem_type_of(type, elem);
 }
 
 static void reduce(const char *what, tlm_gfc_desc_t *a, int op,
@@ -262,15 +419,23 @@ static void reduce(const char *what, tlm_gfc_desc_t *a, int op,
 {
     tlm_caf_shape_t s;
     bool copied;
-    char *buf;
-    int rc, tt, type = TLM_GFC_TYPE(a), ck = 1;
+    char *buf, msg[256] = "";
+    int rc, tt, type = TLM_GFC_TYPE(a), ck = 1, code;
 
-    if (coll_check(what, stat, errmsg, len))
-        return;
+    coll_begin(stat);
     if (result_image && tlm_caf_rank_of(result_image) < 0) {
         tlm_caf_report(stat, errmsg, len, TLM_CAF_STAT_INVALID,
                        "%s: result_image %d out of range [1, %d]", what,
                        result_image, tlm_caf.team->size);
+        return;
+    }
+    if (type == TLM_BT_CHARACTER && a_len > 0 &&
+        a->dtype.elem_len == 4 * (size_t)a_len)
+        ck = 4;
+    tlm_caf_shape_of(a, &s);
+    tt = reduce_type(op, u, type, s.elem);
+    if (tt < 0 || !telemem_path(s.count * s.elem)) {
+        reduce_team(what, a, op, u, ck, stat, errmsg, len);
         return;
     }
     buf = gather_local(a, &s, &copied);
@@ -278,29 +443,17 @@ static void reduce(const char *what, tlm_gfc_desc_t *a, int op,
         tlm_caf_check(TELEMEM_ERR_NO_MEMORY, stat, errmsg, len, what, 0);
         return;
     }
-    /* A complex sum is the sum of the real and imaginary parts. */
-    if (!u && type == TLM_BT_COMPLEX && op == OP_SUM &&
-        (s.elem == 8 || s.elem == 16))
-        tt = telemem_type_of(TLM_BT_REAL, s.elem / 2);
-    else
-        tt = u ? -1 : telemem_type_of(type, s.elem);
-    if (tt >= 0)
+    code = agree(s.count * s.elem, what, msg, sizeof msg);
+    if (!code) {
         rc = telemem_allreduce(buf, s.count * s.elem / telemem_size(tt), tt,
                                op == OP_SUM ? TELEMEM_SUM
                                : op == OP_MIN ? TELEMEM_MIN : TELEMEM_MAX);
-    else {
-        if (type == TLM_BT_CHARACTER && a_len > 0 &&
-            s.elem == 4 * (size_t)a_len)
-            ck = 4;
-        rc = allgather_fold(buf, &s, op, ck, u, type);
+        scatter_local(a, &s, buf, copied);
+        tlm_caf_check(rc, stat, errmsg, len, what, 0);
+        return;
     }
     scatter_local(a, &s, buf, copied);
-    if (rc == TELEMEM_ERR_UNSUPPORTED)
-        tlm_caf_report(stat, errmsg, len, TLM_CAF_STAT_INVALID,
-                       "%s: no reduction of type %d with %zu-byte elements",
-                       what, type, s.elem);
-    else
-        tlm_caf_check(rc, stat, errmsg, len, what, 0);
+    tlm_caf_report(stat, errmsg, len, code, "%s", msg);
 }
 
 void _gfortran_caf_co_sum(tlm_gfc_desc_t *a, int result_image, int *stat,

@@ -10,11 +10,19 @@
 
 #include "caf_internal.h"
 
+/* Below Linux's lowest mapping address (vm.mmap_min_addr, 64 KiB): no
+ * variable lives there. */
+#define TLM_CAF_MIN_ADDR ((uintptr_t)65536)
+
 static void fill_errmsg(char *errmsg, size_t len, const char *msg)
 {
     size_t n;
 
-    if (!errmsg || len == 0)
+    /* gfortran 12 passes a fixed-length local variable given as ERRMSG= of
+     * a collective by value (copied onto the stack), so the pointer
+     * argument holds its length and the length argument garbage: nothing
+     * can be written back then (docs/caf.md). */
+    if (!errmsg || len == 0 || (uintptr_t)errmsg < TLM_CAF_MIN_ADDR)
         return;
     n = strlen(msg);
     if (n > len)

@@ -79,6 +79,7 @@ void _gfortran_caf_init(int *argc, char ***argv)
         tlm_caf_die(1, "caf_init: control block: %s", telemem_strerror(rc));
     team_setup();
     tlm_caf_ref_init();
+    tlm_caf_tcoll_init();
     /* Nobody may address a control block or a handler before every image
      * has set them up. */
     rc = telemem_barrier();
@@ -125,11 +126,21 @@ void tlm_caf_terminate(int st, int code)
                                tlm_caf.me, &v, sizeof v);
     telemem_quiet();
     /* Stay, serving the others' requests (they may still read this
-     * image's coarrays, or wait on it), until every image has ended: the
-     * running ones never enter a barrier, so this one ends when the last
-     * image does. */
-    if (telemem_barrier() != TELEMEM_OK)
-        wait_each_done();
+     * image's coarrays, or wait on it), until every image has ended:
+     * take part, with 0, in the running images' SYNC ALLs (caf_sync.c),
+     * until one counts no running image.  When a process has died the
+     * collectives fail: look at each image instead. */
+    for (;;) {
+        int64_t running = 0;
+        if (tlm_caf.coll_broken ||
+            telemem_allreduce(&running, 1, TELEMEM_INT64, TELEMEM_SUM) !=
+                TELEMEM_OK) {
+            wait_each_done();
+            break;
+        }
+        if (running == 0)
+            break;
+    }
     fflush(NULL);
     telemem_finalize();
     exit(code);

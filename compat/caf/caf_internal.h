@@ -69,11 +69,16 @@ typedef struct tlm_caf_team {
     int *ranks;             /* size entries */
     struct tlm_caf_team *parent;
     bool active;            /* between CHANGE TEAM and END TEAM */
+    uint32_t cid;           /* the same on every member: tags collectives */
+    uint32_t seq;           /* collectives begun in this team */
+    uint32_t formed;        /* FORM TEAMs executed in this team */
     struct tlm_caf_team *next_all; /* every team formed (tlm_caf.teams) */
 } tlm_caf_team_t;
 
 typedef struct tlm_caf {
     bool inited, finalizing;
+    bool coll_broken;       /* a Telemem collective failed (a process
+                             * died): SYNC ALL is pairwise from then on */
     bool early;             /* started by a constructor, before main */
     int me, n;              /* rank and images of the initial team */
     int64_t *ctl_block;     /* this image's control block */
@@ -148,6 +153,25 @@ void tlm_caf_ref_init(void);
 int tlm_caf_sync_ranks(const int *ranks, int count, char *msg, size_t cap);
 /* SYNC ALL of the current team; returns a STAT= code. */
 int tlm_caf_sync_team_all(char *msg, size_t cap);
+
+/* ---- collectives within a team (caf_tcoll.c) ---- */
+
+/* acc = acc (op) v over a whole argument of @p bytes; 0, or -1 for an
+ * operation the runtime cannot apply. */
+typedef int (*tlm_caf_fold_fn_t)(void *acc, const void *v, size_t bytes,
+                                 void *ctx);
+/* Register the collectives' active-message handler (caf_init). */
+void tlm_caf_tcoll_init(void);
+/* Broadcast @p bytes of buf from team index @p root (0-based) to every
+ * image of team t.  Returns a STAT= code (0 ok) with a message in msg
+ * that begins with what. */
+int tlm_caf_tcoll_bcast(tlm_caf_team_t *t, void *buf, size_t bytes,
+                        int root, const char *what, char *msg, size_t cap);
+/* Fold every image's buf with fold, in image order, and give every image
+ * of t the result.  Returns a STAT= code as tlm_caf_tcoll_bcast. */
+int tlm_caf_tcoll_allreduce(tlm_caf_team_t *t, void *buf, size_t bytes,
+                            tlm_caf_fold_fn_t fold, void *ctx,
+                            const char *what, char *msg, size_t cap);
 
 /* ---- tokens (caf_register.c) ---- */
 

@@ -40,6 +40,22 @@ static int team_exchange(const tlm_caf_team_t *t, int64_t v, int64_t *out,
     return tlm_caf_sync_ranks(t->ranks, t->size, msg, cap);
 }
 
+/* The tag of a new team's collectives: every member of the parent forms
+ * its teams in the same order, so the members of one new team compute the
+ * same value (splitmix64 of the parent's tag, how many teams the parent
+ * formed, and the team number); the initial team's is 0. */
+static uint32_t team_cid(tlm_caf_team_t *parent, int team_number)
+{
+    uint64_t z = ((uint64_t)parent->cid << 32) ^
+                 ((uint64_t)++parent->formed << 20) ^ (uint32_t)team_number;
+
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return (uint32_t)z ? (uint32_t)z : 1;
+}
+
 void _gfortran_caf_form_team(int team_number, tlm_caf_team_p *team,
                              int index)
 {
@@ -62,6 +78,7 @@ void _gfortran_caf_form_team(int team_number, tlm_caf_team_p *team,
         tlm_caf_die(1, "%s", msg);
     t->number = team_number;
     t->parent = cur;
+    t->cid = team_cid(cur, team_number);
     t->ranks = malloc((size_t)cur->size * sizeof(int));
     if (!t->ranks)
         tlm_caf_die(1, "form team: out of memory");

@@ -1,13 +1,15 @@
 ! caf_stop.f90 - stopped and failed images through libcaf_telemem: the
 ! last image stops early (STOP) and the first fails (FAIL IMAGE); the
-! others see STAT_STOPPED_IMAGE / STAT_FAILED_IMAGE from SYNC IMAGES and
-! SYNC ALL, stopped_images() / failed_images() and image_status() name
-! them, and nobody hangs.  Needs 3 images or more.
+! others see STAT_STOPPED_IMAGE / STAT_FAILED_IMAGE from SYNC IMAGES,
+! SYNC ALL and co_sum (small, and 160 KB through the agreement),
+! stopped_images() / failed_images() and image_status() name them, and
+! nobody hangs.  Needs 3 images or more.
 program caf_stop
   use iso_fortran_env
   implicit none
-  integer :: me, np, st, nerr = 0
+  integer :: me, np, st, nerr = 0, x
   integer, allocatable :: survivors(:)
+  real(8), allocatable :: big(:)
 
   me = this_image(); np = num_images()
   if (np < 3) then
@@ -23,6 +25,14 @@ program caf_stop
   call check(st == STAT_FAILED_IMAGE, 'sync images with a failed image')
   sync all(stat=st)
   call check(st == STAT_FAILED_IMAGE, 'sync all with a failed image')
+  x = 1
+  call co_sum(x, stat=st)
+  call check(st == STAT_FAILED_IMAGE, 'co_sum with a failed image')
+  allocate(big(20000))
+  big = 1
+  call co_sum(big, stat=st)
+  call check(st == STAT_FAILED_IMAGE, 'co_sum of 160 KB with a failed image')
+  deallocate(big)
   ! (gfortran 12 copies back only the data of "l = failed_images()",
   ! not the bounds: use the results in expressions.)
   call check(size(stopped_images()) == 1, 'stopped_images size')
