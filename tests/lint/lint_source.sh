@@ -6,9 +6,9 @@
 # backend identifier, backends declare their own settings, no
 # abort/exit/assert in library code, every file opens with a comment,
 # every log subsystem is one TELEMEM_LOG_FILTER accepts, no function over
-# 100 lines and no file over 1,000 lines in src/ and compat/, no include
-# loop in core and no call loop without its reason, and no citation of a
-# design file outside the tree.
+# 100 lines in src/, compat/ and tools/, no file over 1,000 lines in src/
+# and compat/, no include loop in core and no call loop without its
+# reason, and no citation of a design file outside the tree.
 cd "$1" || exit 2
 fail=0
 say() { echo "$*"; fail=1; }
@@ -91,7 +91,7 @@ done
 grep -rnE '(DESIGN|STYLE)\.md|\.\./shared' src include tools tests bench \
     compat scripts docs README.md .clang-format | grep -v '^tests/lint/lint_source.sh:' \
     && say "cites a design file outside the tree (above): use docs/architecture.md, docs/style.md"
-# No function over 100 lines in src/ and compat/ (docs/style.md).  A
+# No function over 100 lines in src/, compat/ and tools/ (docs/style.md).  A
 # function's lines run from the first line of its declaration (return
 # type, attributes, name, parameters: the lines after the last blank line,
 # statement, comment or preprocessor line before its brace) to its closing
@@ -114,8 +114,8 @@ awk 'FNR == 1 { open = 0; sig = 1 }
                      open = 0; sig = FNR + 1; next }
      !open && (/^[ \t]*$/ || /;[ \t]*$/ || /^\}/ || /\*\/[ \t]*$/ || /^#/ ||
                /^[ \t]*(\/\*|\*)/ || /\\$/) { sig = FNR + 1 }' \
-    $(find src compat -name '*.[ch]') | grep . \
-    && say "functions over 100 lines, or whose length cannot be measured, in src/ or compat/ (above): split or reformat them"
+    $(find src compat tools -name '*.[ch]') | grep . \
+    && say "functions over 100 lines, or whose length cannot be measured, in src/, compat/ or tools/ (above): split or reformat them"
 # No file in src/ or compat/ over 1,000 lines (docs/style.md).
 files=$(git ls-files src compat 2>/dev/null)
 [ -n "$files" ] || files=$(find src compat -type f) # not a clone
