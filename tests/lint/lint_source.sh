@@ -6,9 +6,10 @@
 # backend identifier, backends declare their own settings, no
 # abort/exit/assert in library code, every file opens with a comment,
 # every log subsystem is one TELEMEM_LOG_FILTER accepts, no function over
-# 100 lines in src/, compat/ and tools/, no file over 1,000 lines in src/
-# and compat/, no include loop in core and no call loop without its
-# reason, and no citation of a design file outside the tree.
+# 100 lines in src/, compat/ and tools/, no file over 1,000 lines in src/,
+# compat/, tools/, bench/ and tests/, no include loop in core and no call
+# loop without its reason, and no citation of a design file outside the
+# tree.
 cd "$1" || exit 2
 fail=0
 say() { echo "$*"; fail=1; }
@@ -116,9 +117,10 @@ awk 'FNR == 1 { open = 0; sig = 1 }
                /^[ \t]*(\/\*|\*)/ || /\\$/) { sig = FNR + 1 }' \
     $(find src compat tools -name '*.[ch]') | grep . \
     && say "functions over 100 lines, or whose length cannot be measured, in src/, compat/ or tools/ (above): split or reformat them"
-# No file in src/ or compat/ over 1,000 lines (docs/style.md).
-files=$(git ls-files src compat 2>/dev/null)
-[ -n "$files" ] || files=$(find src compat -type f) # not a clone
+# No file in src/, compat/, tools/, bench/ or tests/ over 1,000 lines
+# (docs/style.md).
+files=$(git ls-files src compat tools bench tests 2>/dev/null)
+[ -n "$files" ] || files=$(find src compat tools bench tests -type f) # not a clone
 for f in $files; do
     [ -f "$f" ] || continue
     n=$(wc -l <"$f")
