@@ -284,6 +284,67 @@ static int driver_name(char *out, size_t n)
     return 0;
 }
 
+/* Phase am (and copy, without the rows): this phase's times tc (contiguous)
+ * and tr (strided rows) to file, for the direct (or pull) phase. */
+static int am_phase(const char *file, const double *tc, const double *tr,
+                    int copy)
+{
+    FILE *f = fopen(file, "w");
+    if (!f) {
+        fprintf(stderr, "telemem-calibrate: %s: %s\n", file,
+                strerror(errno));
+        return 1;
+    }
+    for (size_t i = 0; i < NC; i++)
+        fprintf(f, "contig %zu %.9g\n", contig[i], tc[i]);
+    for (size_t i = 0; i < NR && !copy; i++)
+        fprintf(f, "row %zu %.9g\n", rows[i], tr[i]);
+    fclose(f);
+    return 0;
+}
+
+/* Phase direct: the am phase's times from file against these (tc, tr);
+ * the crossovers go to the profile as the driver's line. */
+static int direct_phase(const char *file, const char *profile,
+                        const double *tc, const double *tr)
+{
+    double ac[NC] = {0}, ar[NR] = {0};
+    FILE *f = fopen(file, "r");
+    char kind[16];
+    size_t sz;
+    double t;
+    while (f && fscanf(f, "%15s %zu %lf", kind, &sz, &t) == 3) {
+        for (size_t i = 0; i < NC; i++)
+            if (!strcmp(kind, "contig") && contig[i] == sz)
+                ac[i] = t;
+        for (size_t i = 0; i < NR; i++)
+            if (!strcmp(kind, "row") && rows[i] == sz)
+                ar[i] = t;
+    }
+    if (f)
+        fclose(f);
+    char drv[64];
+    if (!f || driver_name(drv, sizeof(drv)) != 0) {
+        fprintf(stderr, "telemem-calibrate: %s\n", !f
+                ? "the am phase left no times"
+                : "no direct-path driver reaches rank 1");
+        return 1;
+    }
+    printf("# %s: bytes, usec per put over AM, direct\n", drv);
+    for (size_t i = 0; i < NC; i++)
+        printf("contig %8zu %10.3f %10.3f\n", contig[i],
+               ac[i] * 1e6, tc[i] * 1e6);
+    for (size_t i = 0; i < NR; i++)
+        printf("row    %8zu %10.3f %10.3f (%d KiB strided)\n",
+               rows[i], ar[i] * 1e6, tr[i] * 1e6,
+               STRIDED_TOTAL / 1024);
+    size_t thr = crossover(contig, ac, tc, NC);
+    size_t row = crossover(rows, ar, tr, NR);
+    printf("%s: threshold %zu, strided row threshold %zu -> %s\n",
+           drv, thr, row, profile);
+    return write_profile(profile, drv, thr, row);
+}
+
 /* ---- phases coll-one, coll-split: the node's allreduce pieces --------
  * With n ranks on this node, allreduces of one piece each (docs/coll.md:
  * pieces of up to 1 MiB, TELEMEM_COLL_NODE_MEM over 2 (n + 1) slots), the
@@ -429,57 +490,10 @@ int main(int argc, char **argv)
             status = pull_line(argv[2], "shm-map", tc, tb);
         else if (pull)
             status = pull_phase(argv[2], argv[3], tc);
-        else if (am) {
-            FILE *f = fopen(argv[2], "w");
-            if (!f) {
-                fprintf(stderr, "telemem-calibrate: %s: %s\n", argv[2],
-                        strerror(errno));
-                status = 1;
-            } else {
-                for (size_t i = 0; i < NC; i++)
-                    fprintf(f, "contig %zu %.9g\n", contig[i], tc[i]);
-                for (size_t i = 0; i < NR && !copy; i++)
-                    fprintf(f, "row %zu %.9g\n", rows[i], tr[i]);
-                fclose(f);
-            }
-        } else {
-            double ac[NC] = {0}, ar[NR] = {0};
-            FILE *f = fopen(argv[2], "r");
-            char kind[16];
-            size_t sz;
-            double t;
-            while (f && fscanf(f, "%15s %zu %lf", kind, &sz, &t) == 3) {
-                for (size_t i = 0; i < NC; i++)
-                    if (!strcmp(kind, "contig") && contig[i] == sz)
-                        ac[i] = t;
-                for (size_t i = 0; i < NR; i++)
-                    if (!strcmp(kind, "row") && rows[i] == sz)
-                        ar[i] = t;
-            }
-            if (f)
-                fclose(f);
-            char drv[64];
-            if (!f || driver_name(drv, sizeof(drv)) != 0) {
-                fprintf(stderr, "telemem-calibrate: %s\n", !f
-                        ? "the am phase left no times"
-                        : "no direct-path driver reaches rank 1");
-                status = 1;
-            } else {
-                printf("# %s: bytes, usec per put over AM, direct\n", drv);
-                for (size_t i = 0; i < NC; i++)
-                    printf("contig %8zu %10.3f %10.3f\n", contig[i],
-                           ac[i] * 1e6, tc[i] * 1e6);
-                for (size_t i = 0; i < NR; i++)
-                    printf("row    %8zu %10.3f %10.3f (%d KiB strided)\n",
-                           rows[i], ar[i] * 1e6, tr[i] * 1e6,
-                           STRIDED_TOTAL / 1024);
-                size_t thr = crossover(contig, ac, tc, NC);
-                size_t row = crossover(rows, ar, tr, NR);
-                printf("%s: threshold %zu, strided row threshold %zu -> %s\n",
-                       drv, thr, row, argv[3]);
-                status = write_profile(argv[3], drv, thr, row);
-            }
-        }
+        else if (am)
+            status = am_phase(argv[2], tc, tr, copy);
+        else
+            status = direct_phase(argv[2], argv[3], tc, tr);
     }
     telemem_barrier();
     telemem_free_all(bases[me]);

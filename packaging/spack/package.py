@@ -4,13 +4,19 @@
 # meson_options.txt.  Copy it into a Spack package repository as
 # packages/telemem/package.py.
 #
-# homepage, git and url are the project's address as debian/control
-# (Homepage) and debian/copyright (Source) give it; tests/lint
-# (packaging) keeps the three in step.  A release is the tarball that
-# `meson dist` makes, telemem-<version>.tar.xz (project name and version
-# of meson.build), published beside the homepage; once one is, add its
-# line with `spack checksum telemem <version>`.  0.1.0 (CHANGELOG.md) was
-# never published as a tarball: it is fetched from git by its commit.
+# The project has no public address yet: https://example.org/telemem
+# below is a placeholder (example.org is reserved for examples, RFC 2606),
+# as in debian/; nothing can be fetched from it.  The project's real
+# address goes, in one change, into homepage, git (the address + ".git")
+# and url here, and into debian/control (Homepage, the Maintainer's
+# mail), debian/copyright (Source) and debian/changelog (its mails):
+# packaging/README.md lists them, and tests/lint (packaging) fails while
+# homepage, Homepage and Source differ.  url is where a release tarball
+# lies: the file `meson dist` makes, telemem-<version>.tar.xz (project
+# name and version of meson.build), in the project's release directory.
+# Once one is published, add its line with `spack checksum telemem
+# <version>`.  0.1.0 (CHANGELOG.md) was never published as a tarball: it
+# is fetched from git by its commit.
 try:  # Spack 1.0 and later: build systems live in the builtin repository
     from spack_repo.builtin.build_systems.meson import MesonPackage
 except ImportError:  # Spack 0.x exports them from spack.package
@@ -26,6 +32,7 @@ class Telemem(MesonPackage):
     a Coarray Fortran runtime for gfortran, and its own launcher,
     telemem-run."""
 
+    # Placeholders: the project's real address goes here (above).
     homepage = "https://example.org/telemem"
     git = "https://example.org/telemem.git"
     url = "https://example.org/telemem/releases/telemem-0.1.0.tar.xz"
