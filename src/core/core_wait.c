@@ -502,7 +502,11 @@ static bool node_sleepers(void)
            atomic_load_explicit(W.nsleep, memory_order_relaxed) > 0;
 }
 
-void tlm_core_wait_node_wake(void)
+/* Wake the node word's sleepers whose bit is in bits: a sleeper waits
+ * with the bit of its rank modulo 32 (the job is one node: a rank is its
+ * local index), so that a wait that needs one rank wakes about 1/32 of
+ * them, not every sleeper of the node each time it stops spinning. */
+static void node_wake_bits(uint32_t bits)
 {
     if (!W.nsleep)
         return;
@@ -512,14 +516,22 @@ void tlm_core_wait_node_wake(void)
     if (atomic_load_explicit(W.nsleep, memory_order_relaxed) == 0)
         return;
     atomic_fetch_add(W.nseq, 1);
-    tlm_core_futex(W.nseq, FUTEX_WAKE, INT_MAX, NULL);
+    syscall(SYS_futex, (uint32_t *)(uintptr_t)W.nseq, FUTEX_WAKE_BITSET,
+            INT_MAX, NULL, NULL, bits);
 }
 
-/* A wait that may need a rank sleeping on the node word. */
-static void node_need(void)
+void tlm_core_wait_node_wake(void)
+{
+    node_wake_bits(FUTEX_BITSET_MATCH_ANY);
+}
+
+/* A wait that may need a rank sleeping on the node word (its peer's, or
+ * any when it waits for several). */
+static void node_need(const tlm_wait_t *w)
 {
     if (W.nsleep && !T.node_word)
-        tlm_core_wait_node_wake();
+        node_wake_bits(w->rank >= 0 ? 1u << (w->rank % 32)
+                                    : FUTEX_BITSET_MATCH_ANY);
 }
 
 /* May this node step's wait sleep on the node word?  Not with requests of
@@ -539,9 +551,12 @@ static int node_sleep(tlm_wait_t *w, int64_t now)
     int n = tlm_core_progress();
     if (n == 0 && atomic_load_explicit(T.node_word, memory_order_acquire) <
                       T.node_target) {
-        int ms = sleep_limit_ms(w, now, false);
-        struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-        tlm_core_futex(W.nseq, FUTEX_WAIT, seq, &ts);
+        /* FUTEX_WAIT_BITSET's timeout is absolute (CLOCK_MONOTONIC). */
+        int64_t until = tlm_util_now_ns() +
+                        (int64_t)sleep_limit_ms(w, now, false) * 1000000;
+        struct timespec ts = {until / 1000000000, until % 1000000000};
+        syscall(SYS_futex, (uint32_t *)(uintptr_t)W.nseq, FUTEX_WAIT_BITSET,
+                seq, &ts, NULL, 1u << (tlm_core.rank % 32));
     }
     atomic_fetch_sub(W.nsleep, 1);
     if (n < 0)
@@ -879,7 +894,7 @@ static int idle_turn(tlm_wait_t *w, bool user)
         if (rc != TELEMEM_OK || (!woke && now - T.t0 < spin_budget()))
             return rc;
         kick_check(w, now, true);
-        node_need();
+        node_need(w);
         /* More ranks than CPUs: a node step's sleep costs less than the
          * yields (the step's end wakes all at once), and a yield only
          * delays the ranks that have yet to arrive. */
@@ -902,7 +917,7 @@ static int idle_turn(tlm_wait_t *w, bool user)
     if (ph == PH_BLOCK) {
         if (node_sleep_ok())
             return node_sleep(w, now);
-        node_need();
+        node_need(w);
         return arm_turn(w);
     }
     return sleep_turn(w, sleep_limit_ms(w, now, user), user);
