@@ -2,8 +2,9 @@
  * which the ranks of this node meet through shared memory, and the
  * buffers a step's data lies in.  A step counts arrivals on one word
  * (every rank adds one) and ends when one rank stores the step's number
- * in the release word and wakes the local ranks that sleep (ops->wake:
- * the doorbell a message would ring).  Layout and protocol:
+ * in the release word and wakes the local ranks that sleep (the node
+ * word's futex, core_wait.c, and ops->wake: the doorbell a message would
+ * ring).  Layout and protocol:
  * docs/coll.md, "The node area". */
 #include <stdlib.h>
 #include <string.h>

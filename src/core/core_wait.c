@@ -5,7 +5,9 @@
  * doorbell, a completion queue's fd) until something arrives; under auto,
  * while the node has more runnable threads than CPUs, a rank bound to its
  * own CPUs spins for a time slice and others not at all, and the spin
- * shrinks while it does not pay.  Also the bounded wait of every blocking
+ * shrinks while it does not pay; a collective's node step in a job of one
+ * node sleeps on the node word instead (one wake-up for all sleepers).
+ * Also the bounded wait of every blocking
  * call (TELEMEM_TIMEOUT, liveness) and the wake-up of this process's
  * other sleeping threads.  docs/wait.md describes the protocol.  It and
  * core_thread.c call each other: a wait drops the big lock between polls,
