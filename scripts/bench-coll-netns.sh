@@ -1,7 +1,7 @@
 # bench-coll-netns.sh - the two-host part of scripts/bench-coll.sh (sourced
 # by it, not run alone): two network namespaces joined by a bridge stand
 # for two hosts, as in tests/multihost/netns.sh.  For 2x2, 2x4 and 2x8
-# ranks, in alternating order: Telemem over ofi (tcp;ofi_rxm) and over UCX
+# ranks (--hosts), in alternating order: Telemem over ofi (tcp;ofi_rxm) and over UCX
 # (TELEMEM_TRANSPORT=shm+ucx, UCX_TLS=tcp,self), both with shm inside a
 # host, started by telemem-run -H; Open MPI started by mpirun with a host
 # file and an rsh agent that enters the namespace with its own host name
@@ -96,7 +96,7 @@ multihost_runs() {
     netns_setup
     local k r i
     for ((r = 1; r <= rounds; r++)); do
-        for k in 2 4 8; do
+        for k in ${hosts//,/ }; do
             say "two hosts round $r, 2x$k ranks"
             for i in $(rotate "$((r + k))" telemem-ofi telemem-ucx mpi); do
                 mh_cmd "$i" "$k" --startup

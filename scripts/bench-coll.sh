@@ -22,7 +22,10 @@ Options:
   --ranks LIST    rank counts on this node (default: 2,4,8,16,32,64,128,256)
   --rounds N      alternating rounds (default: 3)
   --budget S      seconds per collective and size (default: 0.2)
-  --multihost     also the two-namespace runs (needs root; 2x2,2x4,2x8)
+  --base DIR      a second Telemem build (the one before a change) measured
+                  as telemem-base in the same rotation (before/after)
+  --multihost     also the two-namespace runs (needs root)
+  --hosts LIST    ranks per host of those (default: 2,4,8)
   --only-multihost  only those
   --quick         --rounds 1, --budget 0.02, ranks 2,8 (a check that
                   everything works)
@@ -41,6 +44,8 @@ rounds=3
 budget=0.2
 multihost=0
 single=1
+base=
+hosts=2,4,8
 die() { echo "bench-coll.sh: $*" >&2; exit 2; }
 
 while [ $# -gt 0 ]; do
@@ -50,7 +55,9 @@ while [ $# -gt 0 ]; do
     --ranks) [ $# -ge 2 ] || die "--ranks needs a value"; ranks=$2; shift 2 ;;
     --rounds) [ $# -ge 2 ] || die "--rounds needs a value"; rounds=$2; shift 2 ;;
     --budget) [ $# -ge 2 ] || die "--budget needs a value"; budget=$2; shift 2 ;;
+    --base) [ $# -ge 2 ] || die "--base needs a value"; base=$2; shift 2 ;;
     --multihost) multihost=1; shift ;;
+    --hosts) [ $# -ge 2 ] || die "--hosts needs a value"; hosts=$2; shift 2 ;;
     --only-multihost) multihost=1; single=0; shift ;;
     --quick) rounds=1; budget=0.02; ranks=2,8; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -64,6 +71,10 @@ mc=$build/bench/coll/mpi-coll
 for f in "$run" "$tc" "$mc"; do
     [ -x "$f" ] || die "$f missing (meson setup $build -Dbuildtype=release && ninja -C $build)"
 done
+if [ -n "$base" ]; then
+    tcb=$base/bench/coll/telemem-coll runb=$base/tools/telemem-run
+    for f in "$runb" "$tcb"; do [ -x "$f" ] || die "$f missing"; done
+fi
 command -v mpirun >/dev/null || die "mpirun missing"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mkdir -p "$out/raw"
@@ -85,6 +96,7 @@ rotate() { # r items...: the list rotated by r
     echo "host: $(uname -n) $(uname -r), $(nproc) CPUs"
     echo "git: $(git -C "$(dirname "$0")/.." rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo "build: $build  budget: $budget s  rounds: $rounds"
+    [ -z "$base" ] || echo "base: $base (measured as telemem-base)"
     echo "open mpi: $(mpirun --version 2>&1 | head -1)"
     echo "uptime at start: $(uptime)"
 } > "$out/env.txt"
@@ -130,10 +142,13 @@ if [ "$single" = 1 ]; then
             # finds idle, which a loaded machine has none of).
             bind=()
             [ "$n" -le "$(nproc)" ] && bind=(--bind core)
-            for i in $(rotate "$((r + n))" telemem mpi); do
+            for i in $(rotate "$((r + n))" telemem mpi ${base:+telemem-base}); do
                 if [ "$i" = telemem ]; then
                     startup_one node "$r" telemem "$n" "$run" ${bind[@]+"${bind[@]}"} -n "$n" "$tc" --startup
                     coll_one node "$r" telemem "$n" "$run" ${bind[@]+"${bind[@]}"} -n "$n" "$tc" --budget "$budget"
+                elif [ "$i" = telemem-base ]; then
+                    startup_one node "$r" "$i" "$n" "$runb" ${bind[@]+"${bind[@]}"} -n "$n" "$tcb" --startup
+                    coll_one node "$r" "$i" "$n" "$runb" ${bind[@]+"${bind[@]}"} -n "$n" "$tcb" --budget "$budget"
                 else
                     startup_one node "$r" mpi "$n" mpirun --oversubscribe -n "$n" "$mc" --startup
                     coll_one node "$r" mpi "$n" mpirun --oversubscribe -n "$n" "$mc" --budget "$budget"

@@ -2,8 +2,9 @@
  * which the ranks of this node meet through shared memory, and the
  * buffers a step's data lies in.  A step counts arrivals on one word
  * (every rank adds one) and ends when one rank stores the step's number
- * in the release word and wakes the local ranks that sleep (ops->wake:
- * the doorbell a message would ring).  Layout and protocol:
+ * in the release word and wakes the local ranks that sleep (the node
+ * word's futex, core_wait.c, and ops->wake: the doorbell a message would
+ * ring).  Layout and protocol:
  * docs/coll.md, "The node area". */
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,10 @@ typedef struct node_ctl {
     /* Ranks waiting for a step's arrivals: how many, and which (one byte
      * per local rank after this struct): the last arrival wakes them. */
     _Alignas(64) _Atomic uint32_t arr_waiting;
+    /* The node word of the waits (tlm_core_wait_node_words): a futex word
+     * and how many sleep on it. */
+    _Alignas(64) _Atomic uint32_t wake_seq;
+    _Atomic uint32_t sleepers;
 } node_ctl_t;
 
 /* A small slot: allreduce and allgather contributions up to this size
@@ -113,11 +118,16 @@ int tlm_core_node_init(void)
                      (size_t)k * (size_t)(N->nlocal + 1) * SMALL_SLOT;
         A.big[k] = A.base + big_off(N->nlocal) + (size_t)k * N->set_bytes;
     }
+    /* A job of one node: its steps' sleepers may sleep on the node word
+     * (no rank elsewhere needs them through a network). */
+    if (N->nlocal == n)
+        tlm_core_wait_node_words(&A.ctl->wake_seq, &A.ctl->sleepers);
     return TELEMEM_OK;
 }
 
 void tlm_core_node_fini(void)
 {
+    tlm_core_wait_node_words(NULL, NULL);
     free(A.rank);
     memset(&A, 0, sizeof(A));
     memset(&tlm_core_node, 0, sizeof(tlm_core_node));
@@ -164,8 +174,8 @@ static int local_alive(void)
 }
 
 /* Wait until *word >= target, serving requests meanwhile (the wait loop
- * sleeps on the transports' doorbells; whoever makes the condition true
- * rings them).  Every rank's death ends it. */
+ * sleeps on the node word or the transports' doorbells; whoever makes
+ * the condition true wakes both).  Every rank's death ends it. */
 static int wait_word(_Atomic uint64_t *word, uint64_t target)
 {
     if (atomic_load_explicit(word, memory_order_acquire) >= target)
@@ -175,7 +185,7 @@ static int wait_word(_Atomic uint64_t *word, uint64_t target)
     tlm_core_wait_init(&w, fin ? tlm_core.rank : -1);
     double next = fin ? tlm_util_now() + tlm_core.cfg.LIVENESS_INTERVAL : 0;
     while (atomic_load_explicit(word, memory_order_acquire) < target) {
-        int rc = tlm_core_wait_step(&w);
+        int rc = tlm_core_wait_node_step(&w, word, target);
         if (rc == TELEMEM_OK && fin && tlm_util_now() >= next) {
             next = tlm_util_now() + tlm_core.cfg.LIVENESS_INTERVAL;
             rc = local_alive();
@@ -222,11 +232,13 @@ bool tlm_core_node_arrive(uint64_t s)
     uint64_t old = atomic_fetch_add(&A.ctl->arrived[s & 1], 1);
     if (old + 1 != full_count(s))
         return false;
-    if (atomic_load(&A.ctl->arr_waiting))
+    if (atomic_load(&A.ctl->arr_waiting)) {
+        tlm_core_wait_node_wake();
         for (int l = 0; l < nl; l++)
             if (l != tlm_core_node.me &&
                 atomic_load_explicit(&A.arr_want[l], memory_order_relaxed))
                 wake(l);
+    }
     return true;
 }
 
@@ -237,6 +249,7 @@ void tlm_core_node_release(uint64_t s, int rc)
         atomic_store_explicit(&A.ctl->err_step, s, memory_order_relaxed);
     }
     atomic_store_explicit(&A.ctl->release, s, memory_order_release);
+    tlm_core_wait_node_wake();
     for (int l = 0; l < tlm_core_node.nlocal; l++)
         if (l != tlm_core_node.me)
             wake(l);

@@ -70,9 +70,13 @@ int tlm_core_coll_init(void)
                        "across nodes)"
                      : "flat (messages among all ranks)",
               tlm_core_node.nlocal, C.nnodes,
-              hier() ? "" : strcmp(tlm_core.cfg.COLL, "flat") == 0
-                                ? ": TELEMEM_COLL=flat"
-                                : ": no node area (transport)");
+              !hier() ? strcmp(tlm_core.cfg.COLL, "flat") == 0
+                            ? ": TELEMEM_COLL=flat"
+                            : ": no node area (transport)"
+              : C.nnodes == 1 && !tlm_core.locking &&
+                      !tlm_core.cfg.PROGRESS_THREAD
+                  ? "; a node step's waits sleep on the node word"
+                  : "; a node step's waits sleep on their doorbells");
     return TELEMEM_OK;
 }
 

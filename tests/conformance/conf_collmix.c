@@ -5,7 +5,10 @@
  * page-sized pieces), each result checked exactly (integer-valued data,
  * so sums are exact in every type).  A broadcast's readers do not wait
  * for each other, so the next collective's writers must: any mix of
- * them has to hold.  --ops=N (default 600). */
+ * them has to hold.  First, requests that come late: rank 0 gets from and
+ * puts to every other rank while those already wait in a barrier (asleep
+ * after 200 ms: on the node word or their doorbells, docs/wait.md), then
+ * joins it.  --ops=N (default 600). */
 #include "tt.h"
 
 static int me, n;
@@ -99,6 +102,33 @@ static void check_allgather(tt_rng_t *g, uint64_t seed, int i)
     free(in);
 }
 
+static void late_requests(void)
+{
+    static uint64_t cell[2];
+    uintptr_t mine = (uintptr_t)cell, *at = malloc((size_t)n * sizeof(*at));
+    TT_ASSERT(at != NULL, "malloc");
+    cell[0] = 1000 + (uint64_t)me;
+    TT_CHECK(telemem_register(cell, sizeof cell));
+    TT_CHECK(telemem_allgather(&mine, at, sizeof mine));
+    if (me == 0) {
+        usleep(200000);
+        for (int r = 1; r < n; r++) {
+            uint64_t v = 0, seven = 7;
+            TT_CHECK(telemem_get(r, &v, (void *)at[r], sizeof v));
+            TT_ASSERT(v == 1000 + (uint64_t)r, "late get from rank %d: %llu",
+                      r, (unsigned long long)v);
+            TT_CHECK(telemem_put(r, (void *)(at[r] + 8), &seven, 8));
+        }
+        TT_CHECK(telemem_quiet());
+    }
+    TT_CHECK(telemem_barrier());
+    TT_ASSERT(me == 0 || cell[1] == 7, "late put: %llu",
+              (unsigned long long)cell[1]);
+    TT_CHECK(telemem_barrier());
+    TT_CHECK(telemem_deregister(cell));
+    free(at);
+}
+
 int main(int argc, char **argv)
 {
     tt_init(&argc, &argv, "conf_collmix");
@@ -108,6 +138,7 @@ int main(int argc, char **argv)
     uint64_t seed = tt_seed();
     tt_rng_t g;
     tt_rng_seed(&g, seed);
+    late_requests();
     int counts[4] = {0};
     for (int i = 0; i < ops; i++) {
         int kind = (int)tt_rng_below(&g, 4);
