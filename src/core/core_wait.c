@@ -31,6 +31,7 @@
 
 #include "core/core_wait.h"
 #include "core/core_wait_cal.h"
+#include "core/core_wait_node.h"
 
 /* Phase of a wait, in the top bits of w->idle; the low bits count the
  * empty polls of the phase.  ARMED: the transports were armed and the
@@ -117,9 +118,6 @@ static struct {
     int nfds;
     bool bounded;
     _Atomic uint32_t arm_gen;
-    /* The node word (tlm_core_wait_node_words): a rank of this node whose
-     * collective step sleeps, sleeps on *nseq, counted in *nsleep. */
-    _Atomic uint32_t *nseq, *nsleep;
     bool ready;
     char text[256];
 } W = {.loadavg_fd = -1, .efd = -1};
@@ -134,8 +132,6 @@ typedef struct {
     int64_t yield_spent;    /* CPU of yields no one else used (yield_turn) */
     bool progress; /* the progress thread */
     bool counted;  /* in W.app_waiters */
-    _Atomic uint64_t *node_word; /* a node step's wait: until it reaches */
-    uint64_t node_target;        /* this (tlm_core_wait_node_step) */
 } tstate_t;
 static _Thread_local tstate_t T
     __attribute__((tls_model("initial-exec"))) = {.efd = -1};
@@ -472,102 +468,6 @@ static int clock_checks(tlm_wait_t *w, int64_t ns)
     return TELEMEM_OK;
 }
 
-/* ---- the node word -------------------------------------------------------
- * A rank whose collective waits for a step of the node (docs/coll.md)
- * sleeps on a futex word of the node area rather than on its doorbell:
- * the end of the step then wakes every sleeper of the node with one
- * system call, where the doorbells took a datagram each (255 in a row
- * from the releasing rank at 256 ranks, each wake-up a sync wake-up that
- * could hand it the woken rank's turn), and the sleep costs no barrier
- * across the node.  Such a sleeper does not watch its doorbell: a wait
- * of another rank that may need it (its request or its room lies in a
- * ring the sleeper does not read) wakes the node word's sleepers when it
- * stops spinning and whenever it sleeps, and sleeps for at most
- * SHORT_SLEEP_MS, doubling, while they sleep.  Only in jobs of one node
- * (no rank elsewhere reaches it through a network) and single-threaded
- * ranks without a progress thread (tlm_core_wait_node_step). */
-
-static int sleep_limit_ms(const tlm_wait_t *w, int64_t ns, bool user);
-
-void tlm_core_wait_node_words(_Atomic uint32_t *seq,
-                              _Atomic uint32_t *sleepers)
-{
-    W.nseq = seq;
-    W.nsleep = sleepers;
-}
-
-/* Ranks of this node sleep on the node word, and this wait is not a node
- * step's (they may owe it something). */
-static bool node_sleepers(void)
-{
-    return W.nsleep && !T.node_word &&
-           atomic_load_explicit(W.nsleep, memory_order_relaxed) > 0;
-}
-
-/* Wake the node word's sleepers whose bit is in bits: a sleeper waits
- * with the bit of its rank modulo 32 (the job is one node: a rank is its
- * local index), so that a wait that needs one rank wakes about 1/32 of
- * them, not every sleeper of the node each time it stops spinning. */
-static void node_wake_bits(uint32_t bits)
-{
-    if (!W.nsleep)
-        return;
-    /* The store the sleepers wait for, then the count (pairs with the
-     * count, then the last look, in node_sleep). */
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(W.nsleep, memory_order_relaxed) == 0)
-        return;
-    atomic_fetch_add(W.nseq, 1);
-    syscall(SYS_futex, (uint32_t *)(uintptr_t)W.nseq, FUTEX_WAKE_BITSET,
-            INT_MAX, NULL, NULL, bits);
-}
-
-void tlm_core_wait_node_wake(void)
-{
-    node_wake_bits(FUTEX_BITSET_MATCH_ANY);
-}
-
-/* A wait that may need a rank sleeping on the node word (its peer's, or
- * any when it waits for several). */
-static void node_need(const tlm_wait_t *w)
-{
-    if (W.nsleep && !T.node_word)
-        node_wake_bits(w->rank >= 0 ? 1u << (w->rank % 32)
-                                    : FUTEX_BITSET_MATCH_ANY);
-}
-
-/* May this node step's wait sleep on the node word?  Not with requests of
- * its own still queued (the room they wait for would ring the doorbell). */
-static bool node_sleep_ok(void)
-{
-    return T.node_word && W.nsleep && !tlm_core.locking &&
-           !tlm_core.cfg.PROGRESS_THREAD && tlm_am.pending == NULL;
-}
-
-/* Sleep on the node word: counted, then the last looks (messages, the
- * step's word), then the futex unless the word moved since the count. */
-static int node_sleep(tlm_wait_t *w, int64_t now)
-{
-    uint32_t seq = atomic_load(W.nseq);
-    atomic_fetch_add(W.nsleep, 1);
-    int n = tlm_core_progress();
-    if (n == 0 && atomic_load_explicit(T.node_word, memory_order_acquire) <
-                      T.node_target) {
-        /* FUTEX_WAIT_BITSET's timeout is absolute (CLOCK_MONOTONIC). */
-        int64_t until = tlm_util_now_ns() +
-                        (int64_t)sleep_limit_ms(w, now, false) * 1000000;
-        struct timespec ts = {until / 1000000000, until % 1000000000};
-        syscall(SYS_futex, (uint32_t *)(uintptr_t)W.nseq, FUTEX_WAIT_BITSET,
-                seq, &ts, NULL, 1u << (tlm_core.rank % 32));
-    }
-    atomic_fetch_sub(W.nsleep, 1);
-    if (n < 0)
-        return n;
-    w->idle = n > 0 ? 0 : 1; /* spin again, as after any sleep */
-    T.t0 = 0;
-    return TELEMEM_OK;
-}
-
 /* Longest sleep (ms) before the wait must look at the clock again. */
 static int sleep_limit_ms(const tlm_wait_t *w, int64_t ns, bool user)
 {
@@ -578,7 +478,7 @@ static int sleep_limit_ms(const tlm_wait_t *w, int64_t ns, bool user)
         until = TLM_MIN(until, w->start + tlm_core.cfg.TIMEOUT);
     double ms = (until - now) * 1e3 + 1;
     int lim = ms < 1 ? 1 : ms > INT_MAX ? INT_MAX : (int)ms;
-    if ((user && tlm_am.silent_writes) || node_sleepers())
+    if ((user && tlm_am.silent_writes) || tlm_core_wait_node_sleepers())
         lim = TLM_MIN(lim, SHORT_SLEEP_MS
                                << TLM_MIN(T.silent_sleeps, SILENT_BACKOFF));
     /* A wait for one rank whose kick did not get through (its thread was
@@ -849,7 +749,7 @@ static int sleep_turn(tlm_wait_t *w, int ms, bool user)
                                                    : ms);
     }
     tlm_core_thread_app_wake(counted);
-    T.silent_sleeps += user || node_sleepers();
+    T.silent_sleeps += user || tlm_core_wait_node_sleepers();
     w->idle = 1; /* spin again; an arrival ends the streak (event_turn) */
     T.t0 = 0;
     return rc;
@@ -877,6 +777,18 @@ static bool kick_check(tlm_wait_t *w, int64_t now, bool force)
         return false;
     w->idle = (int)((unsigned)w->idle | KICKED);
     return true;
+}
+
+/* A node step's sleep on the node word (core_wait_node.c), then spin
+ * again as after any sleep. */
+static int node_turn(tlm_wait_t *w, int64_t now)
+{
+    int n = tlm_core_wait_node_sleep(sleep_limit_ms(w, now, false));
+    if (n < 0)
+        return n;
+    w->idle = n > 0 ? 0 : 1;
+    T.t0 = 0;
+    return TELEMEM_OK;
 }
 
 /* ---- one turn ----------------------------------------------------------- */
@@ -911,11 +823,12 @@ static int idle_turn(tlm_wait_t *w, bool user)
         if (rc != TELEMEM_OK || (!woke && now - T.t0 < spin_budget()))
             return rc;
         kick_check(w, now, true);
-        node_need(w);
+        tlm_core_wait_node_need(w->rank);
         /* More ranks than CPUs: a node step's sleep costs less than the
          * yields (the step's end wakes all at once), and a yield only
          * delays the ranks that have yet to arrive. */
-        SET_PHASE(w, W.static_over && node_sleep_ok() ? PH_BLOCK : PH_YIELD);
+        SET_PHASE(w, W.static_over && tlm_core_wait_node_sleep_ok() ? PH_BLOCK
+                                                                : PH_YIELD);
         T.t0 = now;
         T.yield_spent = 0;
         return TELEMEM_OK;
@@ -932,9 +845,9 @@ static int idle_turn(tlm_wait_t *w, bool user)
         ph = PH_BLOCK;
     }
     if (ph == PH_BLOCK) {
-        if (node_sleep_ok())
-            return node_sleep(w, now);
-        node_need(w);
+        if (tlm_core_wait_node_sleep_ok())
+            return node_turn(w, now);
+        tlm_core_wait_node_need(w->rank);
         return arm_turn(w);
     }
     return sleep_turn(w, sleep_limit_ms(w, now, user), user);
@@ -978,10 +891,9 @@ int tlm_core_wait_user_step(tlm_wait_t *w)
 int tlm_core_wait_node_step(tlm_wait_t *w, _Atomic uint64_t *word,
                             uint64_t target)
 {
-    T.node_word = word;
-    T.node_target = target;
+    tlm_core_wait_node_begin(word, target);
     int rc = step(w, false);
-    T.node_word = NULL;
+    tlm_core_wait_node_begin(NULL, 0);
     return rc;
 }
 
