@@ -49,6 +49,11 @@ ranks themselves.  Each run records the load average before and after it
 Options:
   --build DIR       Meson build directory (default: build); a release build
                     for figures: meson setup DIR --buildtype=release
+  --base-build DIR  a second build (the commit before a change): its
+                    Telemem series run as SERIES.base beside the others
+  --base-label TEXT what the base build is (env.txt), e.g. a commit
+  --series LIST     only these series (names as below; a .base twin runs
+                    with its series), e.g. tm-ofi-never,tm-ucx-never,mpi
   --out DIR         results directory (default: results/net)
   --hostfile FILE   two real hosts, one name per line ('#' comments); the
                     build must be at the same path on both
@@ -61,7 +66,9 @@ Options:
   --rounds N        rounds (default 3)
   --ppn LIST        ranks per host (default 1,2)
   --parts LIST      netpipe,fft,armci (default all three)
-  --transports LIST ofi,ucx (default both that are built)
+  --transports LIST ofi,ucx (default both that are built); ofinet: ofi
+                    with libfabric's net provider (TCP without ofi_rxm,
+                    libfabric 1.17+), series tm-ofinet-*
   --paths LIST      TELEMEM_DIRECT values for the Telemem series (default
                     never,auto)
   --ofi-provider P  TELEMEM_OFI_PROVIDER (default tcp;ofi_rxm)
@@ -75,6 +82,11 @@ Options:
                     1 KiB, FFT 2^10..2^11, gets up to 1 KiB (under 3 minutes)
   -h, --help        this text
 
+Before and after (--base-build DIR): every Telemem series (tm-*, armci-ofi,
+armci-ucx, libarmci-*) also runs from the programs of a second build, as
+SERIES.base, in the same rotation; summary.md then compares each series
+with its .base twin (new / base, per round).
+
 Writes to --out: np-pP-SERIES-rR.csv, fft-pP-SERIES-rR.csv,
 ar-pP-TARGET-SERIES-rR.csv (and a .log for each), runs.csv (exit status,
 seconds and load of every run), env.txt, run.log, summary.md (time ratios
@@ -85,6 +97,9 @@ EOF
 }
 
 build=build
+base_build=
+base_label=
+series_only=
 out=results/net
 hostfile=
 rsh=ssh
@@ -109,6 +124,9 @@ need() { [ "$2" -ge 2 ] || die "$1 needs a value"; }
 while [ $# -gt 0 ]; do
     case "$1" in
     --build) need "$1" $#; build=$2; shift 2 ;;
+    --base-build) need "$1" $#; base_build=$2; shift 2 ;;
+    --base-label) need "$1" $#; base_label=$2; shift 2 ;;
+    --series) need "$1" $#; series_only=$2; shift 2 ;;
     --out) need "$1" $#; out=$2; shift 2 ;;
     --hostfile) need "$1" $#; hostfile=$2; shift 2 ;;
     --rsh) need "$1" $#; rsh=$2; shift 2 ;;
@@ -152,11 +170,26 @@ done
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 build=$(cd "$build" 2>/dev/null && pwd) || die "no build directory '$build'"
-run=$build/tools/telemem-run
-bnp=$build/bench/netpipe bfft=$build/bench/fft bar=$build/bench/armci
-for f in "$run" "$bnp/telemem-netpipe" "$bar/telemem-armci-bench"; do
-    [ -x "$f" ] || die "$f not found: build first (meson setup $build --buildtype=release && ninja -C $build)"
+if [ -n "$base_build" ]; then
+    base_build=$(cd "$base_build" 2>/dev/null && pwd) ||
+        die "no build directory '$base_build'"
+fi
+for b in "$build" $base_build; do
+    for f in "$b/tools/telemem-run" "$b/bench/netpipe/telemem-netpipe" \
+             "$b/bench/armci/telemem-armci-bench"; do
+        [ -x "$f" ] || die "$f not found: build first (meson setup $b --buildtype=release && ninja -C $b)"
+    done
 done
+# use_build SERIES: the programs of the build that series runs from (its
+# .base twin: --base-build); strips .base from $s_name.
+use_build() {
+    local b=$build
+    s_name=$1
+    if [ "${1%.base}" != "$1" ]; then b=$base_build; s_name=${1%.base}; fi
+    run=$b/tools/telemem-run
+    bnp=$b/bench/netpipe bfft=$b/bench/fft bar=$b/bench/armci
+}
+use_build none
 command -v mpirun >/dev/null || die "mpirun not found (apt-get install openmpi-bin)"
 if [ -z "$transports" ]; then
     cfg=$build/src/tlm_build_config.h
@@ -165,7 +198,9 @@ if [ -z "$transports" ]; then
     [ -n "$transports" ] || die "this build has neither ofi nor ucx ($cfg)"
 fi
 IFS=, read -r -a tr_list <<<"$transports"
-for t in "${tr_list[@]}"; do [[ $t == ofi || $t == ucx ]] || die "bad --transports entry '$t'"; done
+for t in "${tr_list[@]}"; do
+    [[ $t == ofi || $t == ofinet || $t == ucx ]] || die "bad --transports entry '$t'"
+done
 
 # ---------------------------------------------------------------- hosts
 # pre: the command prefix the launchers run under; h1 h2: host names for
@@ -259,6 +294,8 @@ load1() { cut -d' ' -f1 /proc/loadavg; }
     echo "git: $(git -C "$here/.." describe --always --dirty 2>/dev/null || echo unknown)"
     echo "build: $build, buildtype $(grep -o '"name": "buildtype", "value": "[a-z]*"' \
         "$build/meson-info/intro-buildoptions.json" 2>/dev/null | sed 's/.*"value": "//; s/"//' || echo unknown)"
+    [ -n "$base_build" ] && echo "base build (the .base series): $base_build${base_label:+ ($base_label)}"
+    [ -n "$series_only" ] && echo "series: $series_only"
     echo "hosts: $mode"
     echo "ranks per host: $ppns; parts: $parts; transports: $transports; paths: $paths; rounds: $rounds"
     echo "netpipe: --max $np_max --time $np_time; fft: 2^10..2^$fft_max; armci: --max $ar_max"
@@ -311,8 +348,13 @@ ompi() {
 OB1=(--mca pml ob1 --mca btl tcp,vader,self)
 # tm_env TRANSPORT PATH: Telemem's variables of a series.
 tm_env() {
-    echo "TELEMEM_TRANSPORT=shm+$1"
-    echo "TELEMEM_OFI_PROVIDER=$ofi_prov"
+    if [ "$1" = ofinet ]; then
+        echo "TELEMEM_TRANSPORT=shm+ofi"
+        echo "TELEMEM_OFI_PROVIDER=net"
+    else
+        echo "TELEMEM_TRANSPORT=shm+$1"
+        echo "TELEMEM_OFI_PROVIDER=$ofi_prov"
+    fi
     [ -n "$2" ] && echo "TELEMEM_DIRECT=$2"
     return 0
 }
@@ -339,7 +381,18 @@ series_of() { # part -> the series it runs
             s+=("libarmci-$t-$p-spin" "libarmci-$t-$p-barrier"); done; done
         if [ -x "$bar/armci-mpi-bench" ]; then s+=(armci-mpi-spin armci-mpi-barrier); fi ;;
     esac
-    printf '%s\n' "${s[@]}"
+    local x out=()
+    for x in "${s[@]}"; do
+        if [ -n "$series_only" ] && [[ ,$series_only, != *,$x,* ]]; then continue; fi
+        out+=("$x")
+        # Old and new side by side in the rotation: A B A B ...
+        if [ -n "$base_build" ] && [[ $x == tm-* || $x == armci-ofi ||
+             $x == armci-ucx || $x == libarmci-* ]]; then
+            out+=("$x.base")
+        fi
+    done
+    [ "${#out[@]}" -gt 0 ] && printf '%s\n' "${out[@]}"
+    return 0
 }
 
 np_args() {
@@ -417,19 +470,21 @@ run_ar() {
 
 status=0
 run_one() { # part ppn series round
-    local part=$1 p=$2 s=$3 r=$4 base name rc=0 t0=$SECONDS l0 l1
+    local part=$1 p=$2 s=$3 r=$4 base name rc=0 t0=$SECONDS l0 l1 sn sfx
+    use_build "$s"
+    sn=$s_name sfx=${s#"$s_name"}
     case $part in
-    netpipe) name=np-p$p-$s-r$r ;;
-    fft) name=fft-p$p-$s-r$r ;;
-    armci) name=ar-p$p-${s##*-}-${s%-*}-r$r ;;
+    netpipe) name=np-p$p-$sn$sfx-r$r ;;
+    fft) name=fft-p$p-$sn$sfx-r$r ;;
+    armci) name=ar-p$p-${sn##*-}-${sn%-*}$sfx-r$r ;;
     esac
     base=$out/$name
     l0=$(load1)
     note "round $r, $p per host, $part: $s (load $l0)"
     case $part in
-    netpipe) run_np "$p" "$s" "$base" >"$base.log" 2>&1 || rc=$? ;;
-    fft) run_fft "$p" "$s" "$base" >"$base.log" 2>&1 || rc=$? ;;
-    armci) run_ar "$p" "$s" "$base" 2>"$base.log" || rc=$? ;;
+    netpipe) run_np "$p" "$sn" "$base" >"$base.log" 2>&1 || rc=$? ;;
+    fft) run_fft "$p" "$sn" "$base" >"$base.log" 2>&1 || rc=$? ;;
+    armci) run_ar "$p" "$sn" "$base" 2>"$base.log" || rc=$? ;;
     esac
     l1=$(load1)
     echo "$part,$p,$s,$r,$rc,$((SECONDS - t0)),$l0,$l1" >>"$out/runs.csv"

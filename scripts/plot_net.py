@@ -42,17 +42,23 @@ AR_RE = re.compile(r"^ar-p(\d+)-(spin|barrier)-(.+)-r(\d+)\.csv$")
 TEXT = {"mpi": "Open MPI", "armci-mpi": "ARMCI-MPI"}
 NP_SIZES = [8, 64, 1024, 16384, 65536, 262144, 1048576, 4194304]
 AR_SIZES = [8, 1024, 65536, 1048576]
+BASE = ".base"  # a series run from --base-build's programs
 
 
 def series_text(s):
-    """tm-ofi-never -> 'Telemem ofi polling'; armci-ucx -> 'libarmci ucx'."""
-    m = re.match(r"^(tm|armci|libarmci)-(ofi|ucx)(?:-(never|auto|always))?$", s)
+    """tm-ofi-never -> 'Telemem ofi polling'; armci-ucx -> 'libarmci ucx';
+    a .base twin (bench-net.sh --base-build) gets ', base'."""
+    if s.endswith(BASE):
+        return series_text(s[:-len(BASE)]) + ", base"
+    m = re.match(r"^(tm|armci|libarmci)-(ofinet|ofi|ucx)"
+                 r"(?:-(never|auto|always))?$", s)
     if not m:
         return TEXT.get(s, s)
     who = "Telemem" if m.group(1) == "tm" else "libarmci"
     path = {"never": " polling", "auto": " auto", "always": " direct",
             None: ""}[m.group(3)]
-    return f"{who} {m.group(2)}{path}"
+    wire = {"ofinet": "ofi net"}.get(m.group(2), m.group(2))
+    return f"{who} {wire}{path}"
 
 
 def is_ours(s):
@@ -68,10 +74,16 @@ def style(s):
         impl = "armci-telemem"
     else:
         impl = s
+    base = s.endswith(BASE)
+    s = s[:-len(BASE)] if base else s
     path = "auto" if s.endswith("-auto") else "am"
     st = ps.line_style(impl, path)
     if "-ucx" in s:
         st["linestyle"] = ":"
+    elif "-ofinet" in s:
+        st["linestyle"] = "-."
+    if base:  # the build before: thin, grey-edged, open markers
+        st.update(linewidth=0.9, alpha=0.6, markerfacecolor="white")
     return st
 
 
@@ -264,6 +276,43 @@ def headline(data, ppns):
     return out
 
 
+def base_pairs(ser):
+    """[(series, its .base twin)] present in ser."""
+    return [(s, s + BASE) for s in sorted(ser)
+            if not s.endswith(BASE) and s + BASE in ser]
+
+
+def versus_base(data, ppns):
+    """New build over base build (--base-build), per round then the
+    median: the figures that say what a change did."""
+    out = []
+    for p in ppns:
+        for part, key, xs, what in (
+                ("netpipe", "latency", NP_SIZES, "NetPIPE one-way time"),
+                ("netpipe", "burst", NP_SIZES, "NetPIPE burst, time per put"),
+                ("fft", "alltoall", None, "FFT all-to-all time"),
+                ("armci", "spin-get", AR_SIZES, "ARMCI_Get, target spin"),
+                ("armci", "barrier-get", AR_SIZES,
+                 "ARMCI_Get, target in ARMCI_Barrier")):
+            ser = data[part].get((p, key), {})
+            pairs = base_pairs(ser)
+            if not pairs:
+                continue
+            have = sorted({x for a, b in pairs for r in ser[b].values()
+                           for x in r})
+            cols = [x for x in have if xs is None or x in xs]
+            out.append(f"**{what}, {p} per host** (new / base):")
+            out.append("")
+            out.append("| series | " + " | ".join(size_text(x, part)
+                                                  for x in cols) + " |")
+            out.append("|---" * (len(cols) + 1) + "|")
+            for a, b in pairs:
+                out.append(f"| {series_text(a)} | " + " | ".join(
+                    fmt_ratio(ratio(ser[a], ser[b], x)) for x in cols) + " |")
+            out.append("")
+    return out
+
+
 def summary(d, data, runs, loads):
     ppns = sorted({k[0] for part in data.values() for k in part})
     cores = ps.env_cores([d])
@@ -289,6 +338,14 @@ def summary(d, data, runs, loads):
     out.append("")
     out += headline(data, ppns)
     out.append("")
+    vb = versus_base(data, ppns)
+    if vb:
+        out.append("## This build against the base build")
+        out.append("")
+        out.append("Time ratios new / base (`--base-build`), per round, "
+                   "median and range: below 1 the new build is faster.")
+        out.append("")
+        out += vb
     titles = {"latency": "NetPIPE ping-pong, one-way time (µs)",
               "burst": "NetPIPE burst puts, time per put (µs)",
               "alltoall": "FFT all-to-all, time per all-to-all (µs)"}

@@ -328,8 +328,18 @@ static int64_t spin_budget(void)
         return INT64_MAX;
     if (W.mode == TLM_WAIT_YIELD)
         return W.block_ns;
-    if (!atomic_load_explicit(&W.over, memory_order_relaxed))
-        return atomic_load_explicit(&W.spin_ns, memory_order_relaxed);
+    bool own = W.own_cpus && !T.progress &&
+               atomic_load_explicit(&W.app_waiters, memory_order_relaxed) <=
+                   W.share;
+    if (!atomic_load_explicit(&W.over, memory_order_relaxed)) {
+        int64_t s = atomic_load_explicit(&W.spin_ns, memory_order_relaxed);
+        /* Peers on other nodes: a wait lasts a network round trip or
+         * more (a transfer), longer than a sleep costs, so the budget
+         * above would sleep through most of them and add a wake-up to
+         * each.  A rank on its own CPUs takes nothing from the peer it
+         * waits for by spinning: it spins up to a time slice. */
+        return own && tlm_am.network ? TLM_MAX(s, W.slice_ns) : s;
+    }
     /* Busy node.  A rank bound to its own share of the CPUs shares its
      * core only with other programs: its spin takes nothing from the rank
      * it waits for, and its sleep costs up to a time slice (a woken thread
@@ -339,11 +349,7 @@ static int64_t spin_budget(void)
      * or more of the rank's threads have waited than its share has CPUs,
      * so they may wait for each other there) a spin takes the core from
      * the thread it waits for: none. */
-    return W.own_cpus && !T.progress &&
-                   atomic_load_explicit(&W.app_waiters,
-                                        memory_order_relaxed) <= W.share
-               ? W.slice_ns
-               : 0;
+    return own ? W.slice_ns : 0;
 }
 
 /* ---- waking other threads ----------------------------------------------- */
