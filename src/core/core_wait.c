@@ -474,6 +474,17 @@ static int clock_checks(tlm_wait_t *w, int64_t ns)
     return TELEMEM_OK;
 }
 
+/* A wait for one rank whose kick did not get through (its thread was
+ * awake between two ticks, or its application inside the library):
+ * sleep briefly and kick again, rather than until its thread's next tick
+ * (up to 10 ms) serves the request; 1 ms doubling, so that a rank that
+ * stays inside (stopped there) costs no more than a few wake-ups. */
+static bool kick_missed(const tlm_wait_t *w)
+{
+    return w->rank >= 0 && tlm_core.guard == TLM_GUARD_BIAS &&
+           !((unsigned)w->idle & KICKED);
+}
+
 /* Longest sleep (ms) before the wait must look at the clock again. */
 static int sleep_limit_ms(const tlm_wait_t *w, int64_t ns, bool user)
 {
@@ -484,16 +495,10 @@ static int sleep_limit_ms(const tlm_wait_t *w, int64_t ns, bool user)
         until = TLM_MIN(until, w->start + tlm_core.cfg.TIMEOUT);
     double ms = (until - now) * 1e3 + 1;
     int lim = ms < 1 ? 1 : ms > INT_MAX ? INT_MAX : (int)ms;
-    if ((user && tlm_am.silent_writes) || tlm_core_wait_node_sleepers())
+    if ((user && tlm_am.silent_writes) || tlm_core_wait_node_sleepers() ||
+        kick_missed(w))
         lim = TLM_MIN(lim, SHORT_SLEEP_MS
                                << TLM_MIN(T.silent_sleeps, SILENT_BACKOFF));
-    /* A wait for one rank whose kick did not get through (its thread was
-     * awake between two ticks, or its application inside the library):
-     * sleep briefly and kick again, rather than until its thread's next
-     * tick (up to 10 ms) serves the request. */
-    if (w->rank >= 0 && tlm_core.guard == TLM_GUARD_BIAS &&
-        !((unsigned)w->idle & KICKED))
-        lim = TLM_MIN(lim, SHORT_SLEEP_MS);
     return lim;
 }
 
@@ -755,7 +760,8 @@ static int sleep_turn(tlm_wait_t *w, int ms, bool user)
                                                    : ms);
     }
     tlm_core_thread_app_wake(counted);
-    T.silent_sleeps += user || tlm_core_wait_node_sleepers();
+    T.silent_sleeps += user || tlm_core_wait_node_sleepers() ||
+                       kick_missed(w);
     w->idle = 1; /* spin again; an arrival ends the streak (event_turn) */
     T.t0 = 0;
     return rc;
