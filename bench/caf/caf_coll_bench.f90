@@ -10,7 +10,7 @@ program caf_coll_bench
   use iso_fortran_env, only: int64, real64, team_type
   implicit none
   integer, parameter :: nops = 12, half = nops / 2, rounds = 5
-  character(len=20), parameter :: names(nops) = [character(len=20) :: &
+  character(len=24), parameter :: names(nops) = [character(len=24) :: &
        'sync_all', 'sync_images_all', 'co_sum_i4', 'co_sum_r8x1000', &
        'co_sum_r8x131072', 'co_bcast_8', 'team_sync_all', &
        'team_sync_images', 'team_co_sum_i4', 'team_co_sum_r8x1000', &
