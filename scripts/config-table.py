@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""config-table.py - renders src/core/config_table.h, with the backends'
+"""config-table.py - renders src/config/config_table.h, with the backends'
 rows it includes (src/backends/backend_config.h and each backend's
 <name>_config.h, followed like the C preprocessor does), as the README's
 Markdown table of TELEMEM_* variables (the README block between the
@@ -15,14 +15,14 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TABLE = ROOT / "src/core/config_table.h"
+TABLE = ROOT / "src/config/config_table.h"
 START, END = "<!-- config-table start -->", "<!-- config-table end -->"
-# core_config.c's ctype_t: T_SIZE, T_INT, T_BOOL, T_SECONDS, T_STRING,
+# config/config.c's ctype_t: T_SIZE, T_INT, T_BOOL, T_SECONDS, T_STRING,
 # T_LOGLEVEL, T_SECRET (the macro pastes T_##type, so no other type
 # compiles).
 TYPES = ("SIZE", "INT", "BOOL", "SECONDS", "STRING", "LOGLEVEL", "SECRET")
 # TLM_CONFIG(NAME, TYPE, "default", "range", "doc"); a row without its
-# range still compiles (core_config.c) but is refused here.
+# range still compiles (config/config.c) but is refused here.
 ENTRY = re.compile(r'^[ \t]*TLM_CONFIG\(\s*([A-Z][A-Z0-9_]*),\s*([A-Z]+),'
                    r'\s*"([^"]*)",\s*((?:"[^"]*"\s*)+?)'
                    r'(?:,\s*((?:"[^"]*"\s*)+))?\)', re.M)
@@ -136,7 +136,7 @@ def check(readme_path, t):
     for r in bad:
         print(f"README: not a well-formed setting row: {r}", file=sys.stderr)
     if block != t:
-        print("README's TELEMEM_* table differs from src/core/config_table.h;"
+        print("README's TELEMEM_* table differs from src/config/config_table.h;"
               " regenerate it with scripts/config-table.py", file=sys.stderr)
         return 1
     return 1 if bad else 0

@@ -5,7 +5,7 @@ they document, so they cannot drift from them:
         (telemem_rma(3), telemem_am(3), ...) and a .so link page per
         function (telemem_put.3 -> telemem_rma.3)
   env   include/telemem.h's model (its @file block) and
-        src/core/config_table.h -> telemem(7)
+        src/config/config_table.h -> telemem(7)
   prog  a program's --help output -> its man1 page (telemem-run(1))
   list  the man3 file names `api` writes (meson's outputs)
 Usage: gen-man.py api HEADER OUTDIR VERSION
@@ -363,7 +363,7 @@ def load_config_table():
     return mod
 
 
-# How each type of config_table.h is written (core_config.c's parsers).
+# How each type of config_table.h is written (config/config.c's parsers).
 TYPE_FORMS = {
     "SIZE": "a size in bytes, with an optional unit: 4096, 16k, 4m, 1g",
     "INT": "a decimal integer",

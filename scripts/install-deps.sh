@@ -34,6 +34,9 @@ done
 pkgs=(gcc libc6-dev meson ninja-build pkg-config git python3 libpmix-dev libpmi2-0-dev libfabric-dev libucx-dev)
 [ "$want_test" = 1 ] && pkgs+=(python3 openmpi-bin libopenmpi-dev libarmci-mpi-dev iproute2 clang libclang-rt-14-dev libfftw3-dev libpapi-dev python3-matplotlib)
 [ "$want_test" = 1 ] && pkgs+=(cppcheck clang-tidy)  # scripts/lint-static.sh
+# tests/caf (gfortran -fcoarray=lib) and OpenCoarrays on Open MPI, the
+# runtime libcaf_telemem is compared with.
+[ "$want_test" = 1 ] && pkgs+=(gfortran libcoarrays-openmpi-dev libcaf-openmpi-3)
 # tests/install: a CMake project against the installed prefix; man -l.
 [ "$want_test" = 1 ] && pkgs+=(cmake man-db groff-base)
 # tests/launcher: a private Slurm (slurmctld, slurmd, srun, munged) and
@@ -43,12 +46,14 @@ pkgs=(gcc libc6-dev meson ninja-build pkg-config git python3 libpmix-dev libpmi2
 [ "$want_bench" = 1 ] && pkgs+=(openmpi-bin libopenmpi-dev netpipe-openmpi libarmci-mpi-dev python3-matplotlib libfftw3-dev libpapi-dev)
 # bench-transports.sh: libfabric's fi_pingpong and UCX's ucx_perftest.
 [ "$want_bench" = 1 ] && pkgs+=(libfabric-bin ucx-utils)
+# bench/caf: against OpenCoarrays on Open MPI.
+[ "$want_bench" = 1 ] && pkgs+=(gfortran libcoarrays-openmpi-dev libcaf-openmpi-3)
 # scripts/nwchem.sh: NWChem from source against Debian's GA, and Debian's
 # build of it as the reference.
 [ "$want_nwchem" = 1 ] && pkgs+=(gfortran openmpi-bin libopenmpi-dev libglobalarrays-dev libscalapack-openmpi-dev libblas-dev liblapack-dev dpkg-dev bc nwchem-openmpi)
 # scripts/package.sh: dpkg-buildpackage, lintian, the packages' build
 # dependencies (debian/control) and what its check compiles and runs.
-[ "$want_package" = 1 ] && pkgs+=(debhelper dpkg-dev fakeroot lintian libopenmpi-dev openmpi-bin libarmci-mpi-dev cmake man-db groff-base)
+[ "$want_package" = 1 ] && pkgs+=(debhelper dpkg-dev fakeroot lintian libopenmpi-dev openmpi-bin libarmci-mpi-dev cmake man-db groff-base gfortran)
 
 # Installing mpich next to Open MPI must not move mpirun, mpiexec or mpicc
 # to MPICH (Open MPI's priority is the higher one, but a manual choice

@@ -12,7 +12,7 @@ Usage: scripts/nwchem.sh [options] [build|run|all]   (default: all)
 build  NWChem 7.0.2 from Debian's source package (fetched through a private
        apt configuration under DIR, with a deb-src entry: the system's apt
        sources are not touched), NWCHEM_MODULES="nwdft mp2_grad", linked
-       with Debian's GA (libga-openmpi.a) and then Telemem's libarmci.so,
+       with Debian's GA (libga-openmpi.a) and then Telemem's libarmci,
        so that every ARMCI symbol resolves to libarmci.  A second run does
        not rebuild (DIR/nwchem.stamp); --rebuild relinks and rebuilds.
 run    water SCF, B3LYP and MP2 energies (6-31G*) at each rank count with
@@ -51,7 +51,9 @@ while [ $# -gt 0 ]; do
 done
 case "$build" in /*) ;; *) build=$top/$build ;; esac
 case "$dir" in /*) ;; *) dir=$top/$dir ;; esac
-armci_so=$build/compat/armci/libarmci.so
+# The build tree's libarmci is named by its soname only (the link name
+# libarmci.so exists only when installed, in LIBDIR/telemem).
+armci_so=$build/compat/armci/libarmci.so.0
 ga_dir=/usr/lib/x86_64-linux-gnu/ga/openmpi
 ref_bin=/usr/bin/nwchem.openmpi
 nw_ver=7.0.2-4
@@ -90,7 +92,7 @@ fetch_source() {
 }
 
 # Debian's ga-config, with ARMCI-MPI (-larmci-openmpi) replaced by
-# libarmci.so given by its path: a -larmci could find ARMCI-MPI's
+# libarmci given by its path: a -larmci could find ARMCI-MPI's
 # libarmci.a in /usr/lib first.
 ga_wrapper() {
     mkdir -p "$dir/ga/bin"

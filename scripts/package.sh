@@ -3,7 +3,8 @@
 # (debian/: dpkg-buildpackage -b -us -uc in a copy), runs lintian on them
 # (an error fails), then checks them on this machine without a chroot:
 # installs them with apt next to Debian's libarmci-mpi-dev, compiles a
-# Telemem, an ARMCI and a GASNet client with pkg-config and one with CMake,
+# Telemem, an ARMCI, a GASNet and a Coarray Fortran client with pkg-config
+# (and the last with caf-telemem) and one with CMake,
 # runs each at 2 ranks with the installed telemem-run, looks up a man page,
 # and removes the packages again.  Prints the time each step took.
 #
@@ -23,7 +24,7 @@ while [ $# -gt 0 ]; do
         --out) out=$2; shift 2 ;;
         --no-check) check=0; shift ;;
         --skip-install) deps=0; shift ;;
-        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "package.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -107,6 +108,15 @@ if [ "$check" = 1 ]; then
         { cat cmake.log; die "cmake configure against /usr"; }
     cmake --build cmake-build >>cmake.log 2>&1 || { cat cmake.log; die "cmake --build"; }
     telemem-run -n 2 --timeout 60 cmake-build/hello_armci
+    # Coarray Fortran: pkg-config and the wrapper (no rpath in /usr).
+    # shellcheck disable=SC2046
+    gfortran "$src/tests/install/hello_caf.f90" $(pkg-config --cflags --libs caf-telemem) \
+        -o hello_caf
+    telemem-run -n 2 --timeout 60 ./hello_caf | tee caf.out
+    [ "$(grep -c ' ok$' caf.out)" = 2 ] || die "hello_caf: not 2 images ok"
+    caf-telemem "$src/tests/install/hello_caf.f90" -o hello_caf_wrapper
+    telemem-run -n 2 --timeout 60 ./hello_caf_wrapper
+    man -w caf-telemem >/dev/null || die "man caf-telemem: no page"
     man -w telemem_put >/dev/null || die "man telemem_put: no page"
     man -w telemem-run >/dev/null || die "man telemem-run: no page"
     # Next to Debian's ARMCI-MPI: its header and -larmci stay its own.

@@ -460,6 +460,37 @@ def cut_list(curves, mode=None):
                   key=lambda x: (impl_rank(x[0]), x[1]))
 
 
+def armci_layer(curves):
+    """What libarmci costs over Telemem's own calls: per path, latency and
+    untouched bursts, the time of ARMCI over Telemem over Telemem's (per
+    size bin: median, range, bins outside 0.9-1.1)."""
+    parts = []
+    for path in ("am", "auto", "direct"):
+        t_s = series_of("telemem", path)
+        a_s = series_of("armci-telemem", path)
+        for mode, lat in (("latency", True), ("burst", False)):
+            t = curves.get((t_s, mode, False))
+            a = curves.get((a_s, mode, False))
+            if not t or not a:
+                continue
+            tb, ab = dict_bins(t, lat), dict_bins(a, lat)
+            # latency bins are times, burst bins bandwidths
+            rs = [ab[n] / tb[n] if lat else tb[n] / ab[n]
+                  for n in sorted(set(tb) & set(ab)) if tb[n] and ab[n]]
+            if not rs:
+                continue
+            out = sum(1 for r in rs if r < 0.9 or r > 1.1)
+            parts.append(f"{mode} ({ps.PATH_WORDS.get(path, path)} path) "
+                         f"{rfmt(statistics.median(rs))}× "
+                         f"({rfmt(min(rs))}–{rfmt(max(rs))}× per size, "
+                         f"{out} of {len(rs)} sizes outside 0.9–1.1×)")
+    if not parts:
+        return []
+    return ["ARMCI over Telemem against Telemem's own calls, time per "
+            "message (× = libarmci's over telemem.h's; untouched): "
+            + "; ".join(parts) + f" [{load_text(curves)}]."]
+
+
 def conclusions(curves):
     """Conclusion lines of the NetPIPE comparison, computed from the data:
     untouched and touched burst bandwidth (who wins which size range, by
@@ -520,7 +551,7 @@ def conclusions(curves):
         out.append("Ping-pong latency at 8 B (one way, untouched; × = time "
                    "over the fastest's): " + ", ".join(parts)
                    + f" [{load}].")
-    return out
+    return out + armci_layer(curves)
 
 
 def cache_effect(curves):

@@ -9,7 +9,9 @@
  * pull threshold, "shm-pull <bytes> 0"; phase "map" times, alternating in
  * one job, puts from private memory (copied twice) and from rank 0's own
  * block (pulled with memcpy by rank 1, which maps it) and writes
- * "shm-map <bytes> 0" (docs/shm.md). */
+ * "shm-map <bytes> 0" (docs/shm.md).  Phases "coll-one" and "coll-split"
+ * run with many ranks and write the collectives' "coll-reduce-split"
+ * line (docs/coll.md). */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -42,7 +44,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
 "Usage: telemem-calibrate am FILE | direct FILE PROFILE | copy FILE |\n"
-"       pull FILE PROFILE | map PROFILE\n"
+"       pull FILE PROFILE | map PROFILE | coll-one FILE |\n"
+"       coll-split FILE PROFILE\n"
 "One phase of `telemem-run --calibrate` (run that instead): with 2 ranks,\n"
 "rank 0 times puts into rank 1's memory.  am: write the times (run with\n"
 "TELEMEM_DIRECT=never) to FILE.  direct: compare with FILE (run with\n"
@@ -52,7 +55,11 @@ static void usage(FILE *f)
 "pulled (TELEMEM_SHM_CMA_THRESHOLD=1); pull writes the \"shm-pull\" line.\n"
 "map: copied twice from private memory against pulled from a block the\n"
 "target maps, alternating in one job (TELEMEM_SHM_MAP_THRESHOLD=1,\n"
-"TELEMEM_SHM_CMA_THRESHOLD=1t); writes the \"shm-map\" line.\n");
+"TELEMEM_SHM_CMA_THRESHOLD=1t); writes the \"shm-map\" line.\n"
+"coll-one, coll-split: with many ranks on this node, allreduces of one\n"
+"node piece reduced by one rank (TELEMEM_COLL_THRESHOLD=reduce-split:1t)\n"
+"and by every rank (reduce-split:1); coll-split writes the\n"
+"\"coll-reduce-split\" line.\n");
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -277,8 +284,148 @@ static int driver_name(char *out, size_t n)
     return 0;
 }
 
+/* Phase am (and copy, without the rows): this phase's times tc (contiguous)
+ * and tr (strided rows) to file, for the direct (or pull) phase. */
+static int am_phase(const char *file, const double *tc, const double *tr,
+                    int copy)
+{
+    FILE *f = fopen(file, "w");
+    if (!f) {
+        fprintf(stderr, "telemem-calibrate: %s: %s\n", file,
+                strerror(errno));
+        return 1;
+    }
+    for (size_t i = 0; i < NC; i++)
+        fprintf(f, "contig %zu %.9g\n", contig[i], tc[i]);
+    for (size_t i = 0; i < NR && !copy; i++)
+        fprintf(f, "row %zu %.9g\n", rows[i], tr[i]);
+    fclose(f);
+    return 0;
+}
+
+/* Phase direct: the am phase's times from file against these (tc, tr);
+ * the crossovers go to the profile as the driver's line. */
+static int direct_phase(const char *file, const char *profile,
+                        const double *tc, const double *tr)
+{
+    double ac[NC] = {0}, ar[NR] = {0};
+    FILE *f = fopen(file, "r");
+    char kind[16];
+    size_t sz;
+    double t;
+    while (f && fscanf(f, "%15s %zu %lf", kind, &sz, &t) == 3) {
+        for (size_t i = 0; i < NC; i++)
+            if (!strcmp(kind, "contig") && contig[i] == sz)
+                ac[i] = t;
+        for (size_t i = 0; i < NR; i++)
+            if (!strcmp(kind, "row") && rows[i] == sz)
+                ar[i] = t;
+    }
+    if (f)
+        fclose(f);
+    char drv[64];
+    if (!f || driver_name(drv, sizeof(drv)) != 0) {
+        fprintf(stderr, "telemem-calibrate: %s\n", !f
+                ? "the am phase left no times"
+                : "no direct-path driver reaches rank 1");
+        return 1;
+    }
+    printf("# %s: bytes, usec per put over AM, direct\n", drv);
+    for (size_t i = 0; i < NC; i++)
+        printf("contig %8zu %10.3f %10.3f\n", contig[i],
+               ac[i] * 1e6, tc[i] * 1e6);
+    for (size_t i = 0; i < NR; i++)
+        printf("row    %8zu %10.3f %10.3f (%d KiB strided)\n",
+               rows[i], ar[i] * 1e6, tr[i] * 1e6,
+               STRIDED_TOTAL / 1024);
+    size_t thr = crossover(contig, ac, tc, NC);
+    size_t row = crossover(rows, ar, tr, NR);
+    printf("%s: threshold %zu, strided row threshold %zu -> %s\n",
+           drv, thr, row, profile);
+    return write_profile(profile, drv, thr, row);
+}
+
+/* ---- phases coll-one, coll-split: the node's allreduce pieces --------
+ * With n ranks on this node, allreduces of one piece each (docs/coll.md:
+ * pieces of up to 1 MiB, TELEMEM_COLL_NODE_MEM over 2 (n + 1) slots), the
+ * last rank to arrive reducing it (coll-one, reduce-split set out of
+ * reach) or every rank a stripe (coll-split, reduce-split:1).  The
+ * crossover over ranks x piece bytes is the profile's line
+ * "coll-reduce-split <bytes>". */
+static const size_t coll_piece[] = {16384, 65536, 262144, 983040};
+#define NCP (sizeof(coll_piece) / sizeof(coll_piece[0]))
+
+/* Rank 0's median time of an allreduce of bytes (doubles), each call
+ * between barriers. */
+static double time_allreduce(double *buf, size_t bytes)
+{
+    double t[9];
+    for (int i = 0; i < 9; i++) {
+        telemem_barrier();
+        double t0 = now();
+        int rc = telemem_allreduce(buf, bytes / 8, TELEMEM_DOUBLE,
+                                   TELEMEM_SUM);
+        t[i] = now() - t0;
+        if (rc != TELEMEM_OK) {
+            fprintf(stderr, "telemem-calibrate: allreduce: %s\n",
+                    telemem_strerror(rc));
+            exit(1);
+        }
+    }
+    qsort(t, 9, sizeof(t[0]), cmp_d);
+    return t[4];
+}
+
+static int coll_main(int argc, char **argv)
+{
+    bool split = !strcmp(argv[1], "coll-split");
+    int rc = telemem_initialize(&argc, &argv);
+    if (rc != TELEMEM_OK)
+        return 1;
+    int me = telemem_rank(), n = telemem_nranks(), status = 0;
+    double *buf = calloc(coll_piece[NCP - 1] / 8, sizeof(double));
+    size_t x[NCP];
+    double one[NCP] = {0}, t[NCP];
+    for (size_t i = 0; buf && i < NCP; i++) {
+        x[i] = coll_piece[i] * (size_t)n;
+        t[i] = time_allreduce(buf, coll_piece[i]);
+    }
+    FILE *f = me == 0 && buf ? fopen(argv[2], split ? "r" : "w") : NULL;
+    if (me == 0 && !f) {
+        fprintf(stderr, "telemem-calibrate: %s\n", buf ? argv[2]
+                                                       : "no memory");
+        status = 1;
+    }
+    for (size_t i = 0; f && i < NCP; i++) {
+        if (!split)
+            fprintf(f, "%zu %.9g\n", x[i], t[i]);
+        else if (fscanf(f, "%*u %lf", &one[i]) != 1)
+            one[i] = 0;
+    }
+    if (f)
+        fclose(f);
+    if (f && split) {
+        printf("# coll, %d ranks: ranks x piece bytes, usec per allreduce "
+               "(one reducer, split)\n", n);
+        for (size_t i = 0; i < NCP; i++)
+            printf("coll %10zu %10.1f %10.1f\n", x[i], one[i] * 1e6,
+                   t[i] * 1e6);
+        size_t thr = crossover(x, one, t, NCP);
+        if (thr == SIZE_MAX)
+            thr = (size_t)1 << 60; /* never */
+        printf("coll-reduce-split: %zu -> %s\n", thr, argv[3]);
+        status = write_profile(argv[3], "coll-reduce-split", thr, 0);
+    }
+    free(buf);
+    telemem_finalize();
+    return status;
+}
+
 int main(int argc, char **argv)
 {
+    if ((argc == 3 && !strcmp(argv[1], "coll-one")) ||
+        (argc == 4 && !strcmp(argv[1], "coll-split")))
+        return coll_main(argc, argv);
     if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
         usage(stdout);
         return 0;
@@ -343,57 +490,10 @@ int main(int argc, char **argv)
             status = pull_line(argv[2], "shm-map", tc, tb);
         else if (pull)
             status = pull_phase(argv[2], argv[3], tc);
-        else if (am) {
-            FILE *f = fopen(argv[2], "w");
-            if (!f) {
-                fprintf(stderr, "telemem-calibrate: %s: %s\n", argv[2],
-                        strerror(errno));
-                status = 1;
-            } else {
-                for (size_t i = 0; i < NC; i++)
-                    fprintf(f, "contig %zu %.9g\n", contig[i], tc[i]);
-                for (size_t i = 0; i < NR && !copy; i++)
-                    fprintf(f, "row %zu %.9g\n", rows[i], tr[i]);
-                fclose(f);
-            }
-        } else {
-            double ac[NC] = {0}, ar[NR] = {0};
-            FILE *f = fopen(argv[2], "r");
-            char kind[16];
-            size_t sz;
-            double t;
-            while (f && fscanf(f, "%15s %zu %lf", kind, &sz, &t) == 3) {
-                for (size_t i = 0; i < NC; i++)
-                    if (!strcmp(kind, "contig") && contig[i] == sz)
-                        ac[i] = t;
-                for (size_t i = 0; i < NR; i++)
-                    if (!strcmp(kind, "row") && rows[i] == sz)
-                        ar[i] = t;
-            }
-            if (f)
-                fclose(f);
-            char drv[64];
-            if (!f || driver_name(drv, sizeof(drv)) != 0) {
-                fprintf(stderr, "telemem-calibrate: %s\n", !f
-                        ? "the am phase left no times"
-                        : "no direct-path driver reaches rank 1");
-                status = 1;
-            } else {
-                printf("# %s: bytes, usec per put over AM, direct\n", drv);
-                for (size_t i = 0; i < NC; i++)
-                    printf("contig %8zu %10.3f %10.3f\n", contig[i],
-                           ac[i] * 1e6, tc[i] * 1e6);
-                for (size_t i = 0; i < NR; i++)
-                    printf("row    %8zu %10.3f %10.3f (%d KiB strided)\n",
-                           rows[i], ar[i] * 1e6, tr[i] * 1e6,
-                           STRIDED_TOTAL / 1024);
-                size_t thr = crossover(contig, ac, tc, NC);
-                size_t row = crossover(rows, ar, tr, NR);
-                printf("%s: threshold %zu, strided row threshold %zu -> %s\n",
-                       drv, thr, row, argv[3]);
-                status = write_profile(argv[3], drv, thr, row);
-            }
-        }
+        else if (am)
+            status = am_phase(argv[2], tc, tr, copy);
+        else
+            status = direct_phase(argv[2], argv[3], tc, tr);
     }
     telemem_barrier();
     telemem_free_all(bases[me]);

@@ -1,6 +1,8 @@
 /* run.h - telemem-run's shared state and the calls between its files:
- * telemem_run.c (options, ranks, main loop), run_kvs.c (the key-value
- * store server), run_output.c (--tag-output). */
+ * telemem_run.c (ranks, set-up, main loop), run_opts.c (the command
+ * line), run_calibrate.c (--calibrate), run_kvs.c (the key-value store
+ * server), run_hosts.c (-H and the remote shell), run_bind.c (pinning
+ * ranks to CPUs), run_output.c (--tag-output). */
 #ifndef TLM_RUN_H
 #define TLM_RUN_H
 
@@ -159,6 +161,17 @@ void run_end_job(int status);
 /* A rank died (killed, or exited with a non-zero status): its number is
  * added to the store's "telemem.gone" list, which survivors read. */
 void run_kvs_note_dead(int rank);
+
+/* run_opts.c: the options into J (exits on --help, --version and
+ * --calibrate); J.path: prog found as execvp would (exit 127 if not); a
+ * usage error (the message, a hint, exit status 2). */
+void run_parse_args(int argc, char **argv);
+void run_resolve_prog(const char *prog);
+void run_bad_usage(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2), noreturn));
+
+/* run_calibrate.c: telemem-run --calibrate[=PROFILE]; exits. */
+void run_calibrate(const char *profile) __attribute__((noreturn));
 
 /* run_bind.c: decide J.bind and J.bind_set (after the options); the CPU
  * of rank r on this host, or -1. */

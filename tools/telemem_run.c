@@ -1,12 +1,12 @@
 /* telemem_run.c - telemem-run: starts N ranks on this host (or on the
  * hosts of -H through a remote shell, run_hosts.c), ends the job cleanly on
  * any failure; main loop of the store (run_kvs.c) and of the tagged output
- * (run_output.c). */
+ * (run_output.c).  Its options: run_opts.c; --calibrate:
+ * run_calibrate.c. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <poll.h>
@@ -30,7 +30,6 @@
 #include <unistd.h>
 
 #include "run.h"
-#include "util/profile_path.h"
 
 run_job_t J;
 
@@ -58,339 +57,6 @@ void *run_xrealloc(void *p, size_t n)
         exit(EXIT_INTERNAL); /* the launcher, not the library */
     }
     return q;
-}
-
-static void usage(FILE *fp)
-{
-    fprintf(fp,
-"Usage: telemem-run -n N [options] [--] prog [args...]\n"
-"       telemem-run -H host:slots,... [-n N] [--rsh CMD] [options] prog ...\n"
-"Start N ranks of prog on this host (or on the hosts of -H) with a\n"
-"built-in key-value store.\n"
-"\n"
-"Options:\n"
-"  -n, --np N         number of ranks, 1..%d (required without -H; with -H\n"
-"                     at most the slots, default all slots)\n"
-"  -H, --hosts LIST   hosts and their slots, e.g. node1:2,node2:2; ranks fill\n"
-"                     the slots in order.  localhost (or this host's name)\n"
-"                     is started directly, the others through --rsh\n"
-"      --rsh CMD      remote shell (default \"ssh %%h\"): %%h becomes the\n"
-"                     host (else it is appended); the rank's command follows\n"
-"                     as one shell-quoted word, e.g. --rsh \"ip netns exec\n"
-"                     %%h sh -c\" for network namespaces.  TELEMEM_*, UCX_*,\n"
-"                     FI_*, *SAN_OPTIONS, PATH and LD_LIBRARY_PATH are\n"
-"                     forwarded\n"
-"      --kvs-addr IP  the store listens on TCP at exactly this address\n"
-"                     (default: with remote hosts in -H, the first\n"
-"                     non-loopback IPv4 address; else a Unix socket in a\n"
-"                     directory only this user can enter)\n"
-"      --timeout SEC  kill the whole job after SEC seconds (exit status 124)\n"
-"      --keep-going   when a rank fails, let the others run to their end\n"
-"      --tag-output   prefix every output line of rank r with \"[r] \"\n"
-"      --bind core|none  core: pin rank r to the r-th CPU the launcher may\n"
-"                     use; none: never pin.  Default: one rank per CPU on\n"
-"                     CPUs found idle at start when all ranks fit there,\n"
-"                     else no pinning (-v says which)\n"
-"  -v, --verbose      report job start, ranks, store activity and exits\n"
-"      --calibrate[=PROFILE]  measure the AM and direct paths between 2\n"
-"                     ranks on this node (over TELEMEM_TRANSPORT if set) and\n"
-"                     write the crossover sizes TELEMEM_DIRECT=auto reads\n"
-"                     (default PROFILE: TELEMEM_DIRECT_PROFILE, else\n"
-"                     $XDG_CACHE_HOME or ~/.cache /telemem/direct.profile;\n"
-"                     docs/direct.md), then exit\n"
-"  -h, --help         print this help and exit\n"
-"      --version      print the version and exit\n"
-"\n"
-"Each rank gets TELEMEM_RANK, TELEMEM_NRANKS, TELEMEM_KVS (the store:\n"
-"unix:PATH or host:port), TELEMEM_JOBID and TELEMEM_KVS_SECRET (the job's\n"
-"random secret, which a rank proves to join the store; ranks on other\n"
-"hosts read it from the remote shell's stdin, never from a command line),\n"
-"runs in its own process group, and reads stdin only if it is rank 0 (the\n"
-"others read /dev/null).\n"
-"\n"
-"Exit status: 0 if every rank exited 0; otherwise that of the first rank\n"
-"that failed (128+N if killed by signal N), or the status a rank passed\n"
-"when it aborted the job.  Without --keep-going the first failure ends the\n"
-"job: SIGTERM to every rank, SIGKILL %g s later.  124: --timeout expired;\n"
-"125: launcher error; 127: prog not found; 2: bad usage; 128+N: the\n"
-"launcher got signal N (SIGINT, SIGTERM, SIGHUP) and ended the job.\n",
-            MAX_RANKS, KILL_GRACE);
-}
-
-static void bad_usage(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2)));
-static void bad_usage(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("telemem-run: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs("\nTry 'telemem-run --help' for more information.\n", stderr);
-    exit(EXIT_USAGE);
-}
-
-/* ---- calibration -------------------------------------------------------- */
-
-/* Run this launcher again: -n 2 telemem-calibrate args, with
- * TELEMEM_DIRECT=mode, the profile and one more NAME=value (or NULL).
- * Its exit status. */
-static int run_phase(const char *self, const char *cal, const char *mode,
-                     char *const *args, const char *profile, char *extra,
-                     char *extra2)
-{
-    pid_t pid = fork();
-    if (pid < 0)
-        return 125;
-    if (pid == 0) {
-        char *av[12];
-        int k = 0;
-        av[k++] = (char *)self;
-        av[k++] = "-n";
-        av[k++] = "2";
-        av[k++] = "--timeout";
-        av[k++] = "600";
-        av[k++] = (char *)cal;
-        for (int i = 0; args[i] && k < 11; i++)
-            av[k++] = args[i];
-        av[k] = NULL;
-        setenv("TELEMEM_DIRECT", mode, 1);
-        setenv("TELEMEM_DIRECT_PROFILE", profile, 1);
-        if (extra)
-            putenv(extra);
-        if (extra2)
-            putenv(extra2);
-        execv(self, av);
-        _exit(127);
-    }
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* telemem-run --calibrate: the shared-memory copy and pull phases (the
- * pull threshold), the AM phase, then the direct phase, which writes the
- * profile (tools/calibrate.c). */
-static void calibrate(const char *profile)
-{
-    char self[4096], cal[4200], path[4096], tmp[64];
-    ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    if (k <= 0) {
-        fprintf(stderr, "telemem-run: cannot find myself: %s\n",
-                strerror(errno));
-        exit(EXIT_INTERNAL);
-    }
-    self[k] = '\0';
-    char *slash = strrchr(self, '/');
-    snprintf(cal, sizeof(cal), "%.*s/telemem-calibrate",
-             (int)(slash - self), self);
-    if (access(cal, X_OK) != 0) {
-        fprintf(stderr, "telemem-run: %s: %s\n", cal, strerror(errno));
-        exit(EXIT_INTERNAL);
-    }
-    /* The library's rule (util/profile_path.h), --calibrate=PATH first. */
-    const char *given = profile && profile[0]
-                            ? profile : getenv("TELEMEM_DIRECT_PROFILE");
-    if (!tlm_util_profile_path(given, getenv("XDG_CACHE_HOME"),
-                               getenv("HOME"), path, sizeof(path))) {
-        fprintf(stderr, "telemem-run: no place for the profile: give "
-                "--calibrate=PATH\n");
-        exit(2);
-    }
-    snprintf(tmp, sizeof(tmp), "/tmp/telemem-calibrate-%d", (int)getpid());
-    char *am[] = {"am", tmp, NULL};
-    char *dr[] = {"direct", tmp, path, NULL};
-    char *cp[] = {"copy", tmp, NULL};
-    char *pl[] = {"pull", tmp, path, NULL};
-    char *mp[] = {"map", path, NULL};
-    char no_cma[] = "TELEMEM_SHM_CMA=n", all[] = "TELEMEM_SHM_CMA_THRESHOLD=1";
-    char mapped[] = "TELEMEM_SHM_MAP_THRESHOLD=1";
-    char no_pull[] = "TELEMEM_SHM_CMA_THRESHOLD=1t";
-    int st = run_phase(self, cal, "never", cp, path, no_cma, NULL);
-    if (st == 0)
-        st = run_phase(self, cal, "never", pl, path, all, NULL);
-    if (st == 0)
-        st = run_phase(self, cal, "never", mp, path, mapped, no_pull);
-    if (st == 0)
-        st = run_phase(self, cal, "never", am, path, NULL, NULL);
-    if (st == 0)
-        st = run_phase(self, cal, "always", dr, path, NULL, NULL);
-    unlink(tmp);
-    exit(st);
-}
-
-/* ---- options ------------------------------------------------------------ */
-
-static void parse_args(int argc, char **argv)
-{
-    enum { OPT_TIMEOUT = 256, OPT_KEEP, OPT_TAG, OPT_BIND, OPT_VERSION,
-           OPT_RSH, OPT_KVS_ADDR, OPT_CALIBRATE };
-    static const struct option longopts[] = {
-        {"np", required_argument, NULL, 'n'},
-        {"hosts", required_argument, NULL, 'H'},
-        {"rsh", required_argument, NULL, OPT_RSH},
-        {"kvs-addr", required_argument, NULL, OPT_KVS_ADDR},
-        {"timeout", required_argument, NULL, OPT_TIMEOUT},
-        {"keep-going", no_argument, NULL, OPT_KEEP},
-        {"tag-output", no_argument, NULL, OPT_TAG},
-        {"bind", required_argument, NULL, OPT_BIND},
-        {"verbose", no_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, OPT_VERSION},
-        {"calibrate", optional_argument, NULL, OPT_CALIBRATE},
-        {NULL, 0, NULL, 0},
-    };
-    opterr = 0;
-    J.n = -1;
-    J.rsh = "ssh %h";
-    int slots = -1;
-    J.bind = -1; /* decided below from the rank and CPU counts */
-    for (;;) {
-        int c = getopt_long(argc, argv, "+:n:H:vh", longopts, NULL);
-        if (c == -1)
-            break;
-        char *end;
-        switch (c) {
-        case 'n': {
-            errno = 0;
-            long v = strtol(optarg, &end, 10);
-            if (errno || end == optarg || *end || v < 1 || v > MAX_RANKS)
-                bad_usage("-n: '%s' is not a rank count in 1..%d", optarg,
-                          MAX_RANKS);
-            J.n = (int)v;
-            break;
-        }
-        case OPT_TIMEOUT:
-            errno = 0;
-            J.timeout = strtod(optarg, &end);
-            if (errno || end == optarg || *end || !(J.timeout > 0) ||
-                J.timeout > 1e9)
-                bad_usage("--timeout: '%s' is not a positive number of "
-                          "seconds", optarg);
-            break;
-        case 'H':
-            if (!J.hosts)
-                J.hosts = run_xrealloc(NULL, MAX_HOSTS * sizeof(*J.hosts));
-            J.nhosts = 0;
-            slots = run_hosts_parse(optarg);
-            if (slots < 0)
-                bad_usage("-H: '%s' is not a list of host[:slots] (slots "
-                          "1..%d, at most %d hosts)", optarg, MAX_RANKS,
-                          MAX_HOSTS);
-            break;
-        case OPT_RSH:
-            if (!*optarg)
-                bad_usage("--rsh: empty command");
-            J.rsh = optarg;
-            break;
-        case OPT_KVS_ADDR: {
-            struct in_addr ia;
-            if (inet_pton(AF_INET, optarg, &ia) != 1)
-                bad_usage("--kvs-addr: '%s' is not an IPv4 address", optarg);
-            J.kvs_host = optarg;
-            break;
-        }
-        case OPT_KEEP:
-            J.keep_going = 1;
-            break;
-        case OPT_TAG:
-            J.tag_output = 1;
-            break;
-        case OPT_BIND:
-            if (strcmp(optarg, "core") == 0)
-                J.bind = 1;
-            else if (strcmp(optarg, "none") == 0)
-                J.bind = 0;
-            else
-                bad_usage("--bind: '%s' is not core or none", optarg);
-            break;
-        case 'v':
-            J.verbose = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            exit(0);
-        case OPT_VERSION:
-            printf("telemem-run " RUN_VERSION "\n");
-            exit(0);
-        case OPT_CALIBRATE:
-            calibrate(optarg);
-            break;
-        case ':':
-            bad_usage("option '%s' needs an argument", argv[optind - 1]);
-            break;
-        default:
-            if (optopt && optopt < 256)
-                bad_usage("unknown option '-%c'", optopt);
-            bad_usage("unknown option '%s'", argv[optind - 1]);
-        }
-    }
-    if (J.nhosts) {
-        if (J.n < 0)
-            J.n = slots;
-        else if (J.n > slots)
-            bad_usage("-n %d: the hosts of -H have only %d slots", J.n,
-                      slots);
-    }
-    if (J.n < 0)
-        bad_usage("the number of ranks is missing (-n N)");
-    if (sched_getaffinity(0, sizeof(J.cpus), &J.cpus) != 0)
-        CPU_ZERO(&J.cpus);
-    J.ncpus = CPU_COUNT(&J.cpus);
-    if (optind >= argc)
-        bad_usage("the program to run is missing");
-    J.argv = argv + optind;
-}
-
-/* Find prog as execvp would; exit 127 naming it when that fails. */
-static void resolve_prog(const char *prog)
-{
-    struct stat st;
-    if (prog[0] == '\0') {
-        run_say("the program name is empty");
-        exit(EXIT_NOTFOUND);
-    }
-    if (strchr(prog, '/')) {
-        if (stat(prog, &st) < 0) {
-            run_say("%s: %s", prog, strerror(errno));
-            exit(EXIT_NOTFOUND);
-        }
-        if (!S_ISREG(st.st_mode) || access(prog, X_OK) < 0) {
-            run_say("%s: %s", prog,
-                    S_ISDIR(st.st_mode) ? "is a directory" : "not executable");
-            exit(EXIT_NOTFOUND);
-        }
-        J.path = strdup(prog);
-        return;
-    }
-    const char *pathvar = getenv("PATH");
-    if (pathvar == NULL || !*pathvar)
-        pathvar = "/usr/local/bin:/usr/bin:/bin";
-    int found_noexec = 0;
-    for (const char *p = pathvar;;) {
-        const char *e = strchr(p, ':');
-        size_t dl = e ? (size_t)(e - p) : strlen(p);
-        char *cand = run_xrealloc(NULL, dl + strlen(prog) + 3);
-        if (dl == 0)
-            sprintf(cand, "./%s", prog);
-        else
-            sprintf(cand, "%.*s/%s", (int)dl, p, prog);
-        if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
-            if (access(cand, X_OK) == 0) {
-                J.path = cand;
-                return;
-            }
-            found_noexec = 1;
-        }
-        free(cand);
-        if (!e)
-            break;
-        p = e + 1;
-    }
-    run_say("%s: %s", prog,
-            found_noexec ? "not executable" : "command not found");
-    exit(EXIT_NOTFOUND);
 }
 
 /* ---- processes ---------------------------------------------------------- */
@@ -736,13 +402,13 @@ static void open_listener(void)
     if (J.kvs_host)
         snprintf(host, sizeof(host), "%s", J.kvs_host);
     else if (run_hosts_default_addr(host, sizeof(host)) != 0)
-        bad_usage("no IPv4 address for other hosts to reach the store: "
-                  "give one with --kvs-addr");
+        run_bad_usage("no IPv4 address for other hosts to reach the store: "
+                      "give one with --kvs-addr");
     memset(&sa, 0, sizeof(sa));
     sa.sin_family = AF_INET;
     /* exactly the address asked for, never all of them */
     if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
-        bad_usage("--kvs-addr: '%s' is not an IPv4 address", host);
+        run_bad_usage("--kvs-addr: '%s' is not an IPv4 address", host);
     sa.sin_port = 0; /* the kernel picks */
     J.listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
                          0);
@@ -1000,8 +666,8 @@ static int run(void)
 
 int main(int argc, char **argv)
 {
-    parse_args(argc, argv);
-    resolve_prog(J.argv[0]);
+    run_parse_args(argc, argv);
+    run_resolve_prog(J.argv[0]);
     J.self = getpid();
     J.final_status = -1;
     J.ranks = run_xrealloc(NULL, (size_t)J.n * sizeof(*J.ranks));

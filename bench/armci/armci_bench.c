@@ -1,9 +1,13 @@
 /* armci_bench.c - ARMCI benchmark on two ranks, one source built twice:
  * telemem-armci-bench (libarmci over Telemem, run with telemem-run -n 2)
  * and armci-mpi-bench (Debian's ARMCI-MPI, -DAB_MPI=1, run with mpirun
- * -n 2).  Rank 0 measures, rank 1 is the passive target (it waits in
+ * -n 2).  Rank 0 measures, rank P = nproc/2 is the passive target (rank 1
+ * of 2; with two hosts of P ranks each, the first rank of the other host)
+ * and any other rank waits in ARMCI_Barrier.  The target waits in
  * ARMCI_Barrier, or with --target spin on a plain load of its own memory,
- * as ARMCI programs do):
+ * as ARMCI programs do.  ARMCI-MPI's asynchronous progress thread
+ * (ARMCI_PROGRESS_THREAD=1) needs MPI_THREAD_MULTIPLE, which the MPI build
+ * then asks for:
  *   put, get      contiguous ARMCI_Put / ARMCI_Get, 8 B .. --max (8 MiB);
  *                 bandwidth of back-to-back operations (puts then fenced)
  *   putfence      ARMCI_Put + ARMCI_Fence, latency per pair (8 B .. 64 KiB)
@@ -25,7 +29,7 @@
 #define AB_MPI 0
 #endif
 
-static int me, nproc;
+static int me, nproc, peer; /* peer: the passive target, nproc / 2 */
 static double tmin = 0.2;       /* seconds per point */
 static size_t max_bytes = 8u << 20;
 static size_t patch_bytes = 64u << 10;
@@ -84,7 +88,7 @@ static void target_wait(volatile int *done, int round)
 static void initiator_done(void **base, size_t flag_off, int round)
 {
     if (spin_target)
-        if (ARMCI_PutValueInt(round, (char *)base[1] + flag_off, 1))
+        if (ARMCI_PutValueInt(round, (char *)base[peer] + flag_off, peer))
             die("ARMCI_PutValueInt");
     ARMCI_Barrier();
 }
@@ -124,7 +128,7 @@ static long measure(test_t t, void **base, char *local, size_t bytes,
         ls[0] = (int)rowlen;
         rs[0] = (int)(2 * rowlen);
     }
-    void *remote = base[1];
+    void *remote = base[peer];
     long iters = 0, batch = 1;
     double t0 = now(), el = 0;
     while (el < tmin || iters < 3) {
@@ -132,23 +136,23 @@ static long measure(test_t t, void **base, char *local, size_t bytes,
             int rc = 0, old;
             switch (t) {
             case T_PUT:
-                rc = ARMCI_Put(local, remote, (int)bytes, 1);
+                rc = ARMCI_Put(local, remote, (int)bytes, peer);
                 break;
             case T_GET:
-                rc = ARMCI_Get(remote, local, (int)bytes, 1);
+                rc = ARMCI_Get(remote, local, (int)bytes, peer);
                 break;
             case T_PUTFENCE:
-                rc = ARMCI_Put(local, remote, (int)bytes, 1);
-                ARMCI_Fence(1);
+                rc = ARMCI_Put(local, remote, (int)bytes, peer);
+                ARMCI_Fence(peer);
                 break;
             case T_PUTS:
-                rc = ARMCI_PutS(local, ls, remote, rs, count, 1, 1);
+                rc = ARMCI_PutS(local, ls, remote, rs, count, 1, peer);
                 break;
             case T_GETS:
-                rc = ARMCI_GetS(remote, rs, local, ls, count, 1, 1);
+                rc = ARMCI_GetS(remote, rs, local, ls, count, 1, peer);
                 break;
             default: /* T_RMW */
-                rc = ARMCI_Rmw(ARMCI_FETCH_AND_ADD, &old, remote, 1, 1);
+                rc = ARMCI_Rmw(ARMCI_FETCH_AND_ADD, &old, remote, 1, peer);
                 break;
             }
             if (rc)
@@ -156,7 +160,7 @@ static long measure(test_t t, void **base, char *local, size_t bytes,
         }
         iters += batch;
         if (t == T_PUT || t == T_PUTS)
-            ARMCI_Fence(1); /* the data is at the target in the time */
+            ARMCI_Fence(peer); /* the data is at the target in the time */
         el = now() - t0;
         if (batch < 1 << 20 && el < tmin / 4)
             batch *= 2;
@@ -181,8 +185,8 @@ static void point(test_t t, const char *name, void **base, char *local,
         row(name, bytes, rowlen, iters, secs, t == T_RMW ? sizeof(int)
                                                          : bytes);
         initiator_done(base, flag_off, *round);
-    } else if (me == 1) {
-        target_wait((volatile int *)((char *)base[1] + flag_off), *round);
+    } else if (me == peer) {
+        target_wait((volatile int *)((char *)base[peer] + flag_off), *round);
     } else {
         ARMCI_Barrier();
     }
@@ -195,10 +199,23 @@ static void usage(void)
            "  TESTS: comma list of put,get,putfence,puts,gets,rmw\n");
 }
 
+/* Is the environment variable set to something other than off? */
+static int env_on(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") && strcmp(v, "n") && strcmp(v, "no") &&
+           strcmp(v, "off") && strcmp(v, "false");
+}
+
 int main(int argc, char **argv)
 {
 #if AB_MPI
-    MPI_Init(&argc, &argv);
+    /* ARMCI-MPI starts its progress thread only under THREAD_MULTIPLE. */
+    int provided;
+    MPI_Init_thread(&argc, &argv,
+                    env_on("ARMCI_PROGRESS_THREAD") ? MPI_THREAD_MULTIPLE
+                                                    : MPI_THREAD_SINGLE,
+                    &provided);
 #endif
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) {
@@ -225,15 +242,14 @@ int main(int argc, char **argv)
     me = armci_msg_me();
     nproc = armci_msg_nproc();
 #ifdef TELEMEM_ARMCI
-    const char *pt = getenv("ARMCI_PROGRESS_THREAD");
-    impl = pt && (!strcmp(pt, "0") || !strcmp(pt, "n") || !strcmp(pt, "no") ||
-                  !strcmp(pt, "off"))
+    impl = getenv("ARMCI_PROGRESS_THREAD") && !env_on("ARMCI_PROGRESS_THREAD")
                ? "libarmci-noprogress"
                : "libarmci";
 #else
     const char *m = getenv("ARMCI_STRIDED_METHOD");
     impl = m && !strcmp(m, "DIRECT") ? "armci-mpi-direct" : "armci-mpi";
 #endif
+    peer = nproc / 2;
     if (nproc < 2) {
         if (me == 0)
             printf("# armci-bench needs 2 ranks (has %d)\n", nproc);
@@ -254,10 +270,13 @@ int main(int argc, char **argv)
         die("ARMCI_Malloc_local");
     memset(local, 1, region);
     if (me == 0) {
-        printf("# armci-bench: impl %s, %d ranks, target %s, time %.3f s "
-               "per point, max %zu, patch %zu\n",
-               impl, nproc, spin_target ? "spin" : "barrier", tmin,
+        printf("# armci-bench: impl %s, %d ranks, target rank %d (%s), "
+               "time %.3f s per point, max %zu, patch %zu\n",
+               impl, nproc, peer, spin_target ? "spin" : "barrier", tmin,
                max_bytes, patch_bytes);
+        printf("# ARMCI_PROGRESS_THREAD = %s\n",
+               getenv("ARMCI_PROGRESS_THREAD") ? getenv("ARMCI_PROGRESS_THREAD")
+                                               : "(unset)");
         printf("impl,test,bytes,row,iters,usec,MBps,ops_per_s\n");
         fflush(stdout);
     }

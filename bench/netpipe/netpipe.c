@@ -4,9 +4,12 @@
  * checks and odd buffer offsets.  The library calls are behind
  * netpipe_backend.h (one backend_*.c per program).
  *
- * Run with exactly two ranks:  telemem-run -n 2 telemem-netpipe [options]
- * (mpirun -n 2 for the MPI-based builds).  docs/benchmarks.md explains the
- * modes, the CSV and the flag argument.
+ * Run with two ranks:  telemem-run -n 2 telemem-netpipe [options]
+ * (mpirun -n 2 for the MPI-based builds).  With 2P ranks, P pairs (rank r
+ * and rank r+P) run the same measurement at once and the CSV gives the
+ * slowest pair's time (two hosts of P ranks each: P pairs across the
+ * network).  docs/benchmarks.md explains the modes, the CSV and the flag
+ * argument.
  *
  * How the receiver knows a message has arrived (--flag):
  *   last      (default where safe) it polls the last bytes of the data
@@ -40,18 +43,8 @@
 #include "bench_common.h"
 #include "netpipe_backend.h"
 #include "netpipe_git.h" /* NETPIPE_GIT_HASH, from meson's vcs_tag() */
+#include "netpipe_opts.h"
 
-enum {
-    MODE_LATENCY = 1u << 0,
-    MODE_BURST = 1u << 1,
-    MODE_STREAM = 1u << 2,
-    MODE_ALL = MODE_LATENCY | MODE_BURST | MODE_STREAM
-};
-
-#define MAX_SIZE ((uint64_t)1 << 30) /* 1 GiB: more is surely a typo */
-#define MAX_SAMPLES 1000
-#define MAX_WINDOW 64
-#define MAX_OFFSET 4095
 #define MAX_SIZES 4096
 #define CHECK_ROUNDS 3  /* checked round trips per size (latency) */
 #define GUARD_BYTES 16  /* guard bytes after each checked message */
@@ -63,31 +56,6 @@ enum {
 #define CTRL_GO 128  /* stream: the receiver's clock is running */
 #define CTRL_ACK 192 /* burst, two-sided: the receiver has every message */
 #define CTRL_BYTES 256
-
-/* Every knob that both ranks must agree on (broadcast from rank 0). */
-struct knobs {
-    uint64_t min, max;       /* message sizes */
-    uint64_t reps;           /* iterations per sample, 0 = automatic */
-    double time;             /* seconds per size and mode (automatic reps) */
-    double spin_timeout;     /* seconds a flag wait may last */
-    double max_seconds;      /* per mode; 0 = no limit */
-    uint32_t pert;           /* NetPIPE perturbation */
-    uint32_t samples;        /* timed samples per size */
-    uint32_t window;         /* target slots rotated over (burst, stream) */
-    uint32_t off[2];         /* byte offset of rank 0's / rank 1's buffers */
-    uint32_t modes;          /* MODE_* mask */
-    int32_t touch, check, inline_flag, verbose;
-    int32_t bind;            /* pin rank r to the r-th allowed CPU */
-    int32_t poll;            /* waits call the library's progress call */
-};
-
-struct opts {
-    struct knobs k;
-    const char *output; /* NULL = stdout */
-    const char *path;   /* --path: TELEMEM_DIRECT, NULL = leave alone */
-    int help;
-    char err[512];      /* non-empty: bad arguments */
-};
 
 /* ------------------------------------------------------------------------ */
 /* Small helpers */
@@ -192,361 +160,19 @@ static size_t make_sizes(const struct knobs *k, uint64_t *out, size_t cap)
     return bench_netpipe_sizes(k->min, k->max, k->pert, out, cap);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Arguments */
-
-static void usage(FILE *f)
-{
-    const struct nb_info *in = nb_info();
-    fprintf(f,
-"Usage: %s %s [options]\n"
-"\n"
-"NetPIPE-style benchmark of %s puts between two ranks (impl '%s').\n"
-"Rank 0 prints a '#' header (version, git hash, library, configuration)\n"
-"and then CSV:\n"
-"  mode,touch,bytes,reps,usec_median,usec_min,mbps_median,mbps_max,impl,path\n"
-"usec is the one-way time per message (half a round trip in latency mode,\n"
-"time per put in burst and stream mode); mbps is MB/s (1e6 bytes/s) =\n"
-"bytes/usec; median and min/max are over --samples timed samples.  impl\n"
-"names the build (telemem, armci-telemem, armci-mpi, mpi) and path how\n"
-"puts travel, so CSVs of all builds can be concatenated.\n"
-"\n"
-"Modes (--mode, a comma list; default all):\n"
-"  latency  ping-pong: rank 0 puts N bytes into rank 1's block; rank 1\n"
-"           waits until the message is there, then answers the same way.\n"
-"  burst    rank 0 issues reps puts of N bytes back to back, then waits\n"
-"           until all are complete at rank 1 (quiet / ARMCI_AllFence; MPI:\n"
-"           rank 1's answer after the last receive); time per put measured\n"
-"           by rank 0.\n"
-"  stream   as burst, but no completion wait: rank 0 puts a flag after the\n"
-"           data and rank 1 times from its go signal until it sees the flag.\n"
-"  all      latency,burst,stream\n"
-"With MPI (mpi-netpipe) every put is an MPI_Send matched by an MPI_Recv\n"
-"the receiver posts into its message area, as NetPIPE's MPI module does.\n"
-"\n"
-"Options:\n"
-"  --mode LIST          modes to run (latency, burst (alias bw), stream, all)\n"
-"  --min SIZE           smallest message (default 1); sizes take k/m/g\n"
-"  --max SIZE           largest message (default 8m)\n"
-"  --perturbation N     also run N bytes below and above each size, as\n"
-"                       NetPIPE's -p (default 3; 0 = none)\n"
-"  --reps N             iterations per sample (default: automatic, so that\n"
-"                       each size takes about --time seconds)\n"
-"  --samples N          timed samples per size (default 9)\n"
-"  --time SEC           seconds per size and mode with automatic reps\n"
-"                       (default 0.25)\n"
-"  --touch              read (sum) the whole message area before each send\n"
-"                       and after each receive (the paper's Telemem* curve);\n"
-"                       the checksum is printed at the end\n"
-"  --check              verify a data pattern and guard bytes at the\n"
-"                       receiver for a few untimed messages of each size\n"
-"  --offset S[,D]       byte offset (0..%d) of rank 0's (S) and rank 1's (D)\n"
-"                       buffers from a page boundary (default 0,0; one\n"
-"                       value sets both)\n"
-"  --window K           burst/stream: rotate over K target slots (default 1)\n"
-"  --flag last|separate  latency: the receiver polls the last bytes of the\n"
-"                       data (one put per message, as NetPIPE's one-sided\n"
-"                       modules) or a flag sent as a second put (after a\n"
-"                       fence where puts may land out of order); default:\n"
-"                       %s\n"
-"  --path am|direct|auto  Telemem builds: the path for puts: am sets\n"
-"                       TELEMEM_DIRECT=never, direct =always, auto =auto\n"
-"                       before the library starts (default: leave it\n"
-"                       alone); the CSV's path column shows the path in effect\n"
-"  --poll yes|no        call the library's progress call (telemem_poll,\n"
-"                       ARMCIX_Progress) while waiting for a message\n"
-"                       (default: %s)\n"
-"  --max-seconds SEC    per mode: when behind schedule run only the powers\n"
-"                       of two, and start no new size after SEC seconds\n"
-"                       ('#' lines say what was left out; default: no\n"
-"                       limit)\n"
-"  --spin-timeout SEC   give up a flag wait after SEC seconds (default 120)\n"
-"  --no-bind            do not pin the ranks (default: rank r runs on the\n"
-"                       r-th CPU it may use, as mpirun --bind-to core)\n"
-"  --quick              smoke test: --time 0.002 --samples 3 --check\n"
-"  --output FILE        write the header and CSV to FILE (default stdout)\n"
-"  -v, --verbose        progress lines on stderr (with Gbit/s)\n"
-"  -h, --help           this text\n"
-"\n"
-"Exit status: 0 done, 1 a library call or a data check failed, 2 bad\n"
-"arguments or not exactly 2 ranks.\n", in->launch, in->prog,
-            in->impl[0] == 'm' ? "MPI two-sided" :
-            in->impl[0] == 'a' ? "ARMCI" : "Telemem",
-            in->impl, MAX_OFFSET,
-            in->ordered ? "last"
-                        : "separate (this library's puts may land out of "
-                          "order)",
-            in->poll_default ? "yes" : "no (plain loads, as NetPIPE's "
-                                       "ARMCI module)");
-}
-
-static int bad(struct opts *o, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static int bad(struct opts *o, const char *fmt, ...)
-{
-    va_list ap;
-    if (o->err[0])
-        return -1;
-    va_start(ap, fmt);
-    vsnprintf(o->err, sizeof o->err, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-static int parse_seconds(const char *s, double *out)
-{
-    char *end;
-    if (!s || !*s)
-        return -1;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v > 0) || v > 1e6)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-static int parse_modes(const char *s, uint32_t *out)
-{
-    uint32_t m = 0;
-    char buf[128];
-    if (!s || strlen(s) >= sizeof buf)
-        return -1;
-    strcpy(buf, s);
-    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t;
-         t = strtok_r(NULL, ",", &save)) {
-        if (!strcmp(t, "latency") || !strcmp(t, "lat"))
-            m |= MODE_LATENCY;
-        else if (!strcmp(t, "burst") || !strcmp(t, "bw") ||
-                 !strcmp(t, "bandwidth"))
-            m |= MODE_BURST;
-        else if (!strcmp(t, "stream"))
-            m |= MODE_STREAM;
-        else if (!strcmp(t, "all"))
-            m |= MODE_ALL;
-        else
-            return -1;
-    }
-    if (!m)
-        return -1;
-    *out = m;
-    return 0;
-}
-
-static void parse_args(int argc, char **argv, struct opts *o)
-{
-    enum { O_MIN = 256, O_MAX, O_PERT, O_REPS, O_SAMPLES, O_TIME, O_TOUCH,
-           O_CHECK, O_OFFSET, O_WINDOW, O_FLAG, O_SPIN, O_QUICK, O_OUTPUT,
-           O_MODE, O_NOBIND, O_PATH, O_POLL, O_MAXSEC };
-    static const struct option lo[] = {
-        {"mode", required_argument, NULL, O_MODE},
-        {"min", required_argument, NULL, O_MIN},
-        {"max", required_argument, NULL, O_MAX},
-        {"perturbation", required_argument, NULL, O_PERT},
-        {"reps", required_argument, NULL, O_REPS},
-        {"samples", required_argument, NULL, O_SAMPLES},
-        {"time", required_argument, NULL, O_TIME},
-        {"touch", no_argument, NULL, O_TOUCH},
-        {"check", no_argument, NULL, O_CHECK},
-        {"offset", required_argument, NULL, O_OFFSET},
-        {"window", required_argument, NULL, O_WINDOW},
-        {"flag", required_argument, NULL, O_FLAG},
-        {"spin-timeout", required_argument, NULL, O_SPIN},
-        {"quick", no_argument, NULL, O_QUICK},
-        {"no-bind", no_argument, NULL, O_NOBIND},
-        {"path", required_argument, NULL, O_PATH},
-        {"max-seconds", required_argument, NULL, O_MAXSEC},
-        {"poll", required_argument, NULL, O_POLL},
-        {"output", required_argument, NULL, O_OUTPUT},
-        {"verbose", no_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
-    struct knobs *k = &o->k;
-    int have_time = 0, have_samples = 0, quick = 0, c;
-    uint64_t v;
-
-    memset(o, 0, sizeof *o);
-    k->min = 1;
-    k->max = 8u << 20;
-    k->pert = 3;
-    k->samples = 9;
-    k->time = 0.25;
-    k->spin_timeout = 120;
-    k->window = 1;
-    /* --flag last where the library makes it safe (netpipe_backend.h) */
-    k->inline_flag = nb_info()->ordered;
-    k->modes = MODE_ALL;
-    k->bind = 1;
-    k->poll = nb_info()->poll_default;
-
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":vh", lo, NULL)) != -1) {
-        switch (c) {
-        case O_MODE:
-            if (parse_modes(optarg, &k->modes))
-                bad(o, "bad --mode '%s' (expected a comma list of latency, "
-                    "burst, stream, all)", optarg);
-            break;
-        case O_MIN:
-        case O_MAX:
-            if (bench_parse_u64(optarg, &v, 1) || v < 1 || v > MAX_SIZE)
-                bad(o, "bad --%s '%s' (expected a size from 1 to 1g, e.g. "
-                    "4096, 64k, 8m)", c == O_MIN ? "min" : "max", optarg);
-            else if (c == O_MIN)
-                k->min = v;
-            else
-                k->max = v;
-            break;
-        case O_PERT:
-            if (bench_parse_u64(optarg, &v, 0) || v > 1000000)
-                bad(o, "bad --perturbation '%s' (expected 0..1000000)",
-                    optarg);
-            else
-                k->pert = (uint32_t)v;
-            break;
-        case O_REPS:
-            if (bench_parse_u64(optarg, &v, 0) || v < 1 || v > 1000000000)
-                bad(o, "bad --reps '%s' (expected 1..1000000000)", optarg);
-            else
-                k->reps = v;
-            break;
-        case O_SAMPLES:
-            if (bench_parse_u64(optarg, &v, 0) || v < 1 || v > MAX_SAMPLES)
-                bad(o, "bad --samples '%s' (expected 1..%d)", optarg,
-                    MAX_SAMPLES);
-            else {
-                k->samples = (uint32_t)v;
-                have_samples = 1;
-            }
-            break;
-        case O_TIME:
-            if (parse_seconds(optarg, &k->time))
-                bad(o, "bad --time '%s' (expected seconds > 0)", optarg);
-            else
-                have_time = 1;
-            break;
-        case O_MAXSEC:
-            if (parse_seconds(optarg, &k->max_seconds))
-                bad(o, "bad --max-seconds '%s' (expected seconds > 0)",
-                    optarg);
-            break;
-        case O_SPIN:
-            if (parse_seconds(optarg, &k->spin_timeout))
-                bad(o, "bad --spin-timeout '%s' (expected seconds > 0)",
-                    optarg);
-            break;
-        case O_TOUCH:
-            k->touch = 1;
-            break;
-        case O_CHECK:
-            k->check = 1;
-            break;
-        case O_OFFSET: {
-            uint64_t s, d;
-            char buf[64], *comma;
-            if (strlen(optarg) >= sizeof buf) {
-                bad(o, "bad --offset '%s'", optarg);
-                break;
-            }
-            strcpy(buf, optarg);
-            comma = strchr(buf, ',');
-            if (comma)
-                *comma = '\0';
-            if (bench_parse_u64(buf, &s, 0) || s > MAX_OFFSET ||
-                (comma && (bench_parse_u64(comma + 1, &d, 0) || d > MAX_OFFSET)))
-                bad(o, "bad --offset '%s' (expected S or S,D with values "
-                    "0..%d)", optarg, MAX_OFFSET);
-            else {
-                k->off[0] = (uint32_t)s;
-                k->off[1] = (uint32_t)(comma ? d : s);
-            }
-            break;
-        }
-        case O_WINDOW:
-            if (bench_parse_u64(optarg, &v, 0) || v < 1 || v > MAX_WINDOW)
-                bad(o, "bad --window '%s' (expected 1..%d)", optarg,
-                    MAX_WINDOW);
-            else
-                k->window = (uint32_t)v;
-            break;
-        case O_FLAG:
-            if (!strcmp(optarg, "separate"))
-                k->inline_flag = 0;
-            else if (!strcmp(optarg, "last"))
-                k->inline_flag = 1;
-            else
-                bad(o, "bad --flag '%s' (expected last or separate)",
-                    optarg);
-            break;
-        case O_QUICK:
-            quick = 1;
-            break;
-        case O_NOBIND:
-            k->bind = 0;
-            break;
-        case O_PATH:
-            if (strcmp(optarg, "am") && strcmp(optarg, "direct") &&
-                strcmp(optarg, "auto"))
-                bad(o, "bad --path '%s' (expected am, direct or auto)",
-                    optarg);
-            else if (!nb_info()->has_path)
-                bad(o, "--path applies to the Telemem builds only "
-                    "(telemem-netpipe, armci-netpipe)");
-            else /* the path, as TELEMEM_DIRECT says it */
-                o->path = !strcmp(optarg, "am")       ? "never"
-                          : !strcmp(optarg, "direct") ? "always"
-                                                      : "auto";
-            break;
-        case O_POLL:
-            if (!strcmp(optarg, "yes") || !strcmp(optarg, "y") ||
-                !strcmp(optarg, "1"))
-                k->poll = 1;
-            else if (!strcmp(optarg, "no") || !strcmp(optarg, "n") ||
-                     !strcmp(optarg, "0"))
-                k->poll = 0;
-            else
-                bad(o, "bad --poll '%s' (expected yes or no)", optarg);
-            break;
-        case O_OUTPUT:
-            o->output = optarg;
-            break;
-        case 'v':
-            k->verbose = 1;
-            break;
-        case 'h':
-            o->help = 1;
-            break;
-        case ':':
-            bad(o, "option '%s' needs a value", argv[optind - 1]);
-            break;
-        default:
-            bad(o, "unknown option '%s'", argv[optind - 1]);
-            break;
-        }
-    }
-    if (optind < argc)
-        bad(o, "unexpected argument '%s'", argv[optind]);
-    if (quick) {
-        if (!have_time)
-            k->time = 0.002;
-        if (!have_samples)
-            k->samples = 3;
-        k->check = 1;
-    }
-    if (k->min > k->max)
-        bad(o, "--min %" PRIu64 " is larger than --max %" PRIu64, k->min,
-            k->max);
-}
 
 /* ------------------------------------------------------------------------ */
 /* The benchmark proper */
 
+/* rank and peer are roles in this rank's pair (0 sends first, 1 answers);
+ * world[role] is the job's rank of that role. */
 struct bench {
     struct knobs k;
     int rank, peer;
+    int pairs, pair;    /* pairs in the job; this rank's pair */
+    int world[2];
     int two_sided;      /* nb_info()->two_sided */
-    void *bases[2];
+    void *bases[2];     /* the pair's blocks, by role */
     size_t slot;        /* bytes per data slot, a multiple of PAGE */
     uint64_t seq;       /* message counter, identical on both ranks */
 };
@@ -576,7 +202,8 @@ static void spin_timeout(uint64_t want, uint64_t seen, double t0,
 /* Put an 8-byte control word into the peer's control area. */
 static void put_ctrl(struct bench *b, size_t off, uint64_t value)
 {
-    nb_put(b->peer, (void *)ctrl(b, b->peer, off), &value, sizeof value);
+    nb_put(b->world[b->peer], (void *)ctrl(b, b->peer, off), &value,
+           sizeof value);
 }
 
 /* Poll until the control word at off in our block holds want.  Two-sided:
@@ -587,7 +214,7 @@ static void wait_flag(struct bench *b, size_t off, uint64_t want)
     unsigned spins = 0;
     double t0 = 0;
     if (b->two_sided)
-        nb_recv(b->peer, (void *)f, sizeof *f);
+        nb_recv(b->world[b->peer], (void *)f, sizeof *f);
     while (load_flag(f) != want) {
         if (b->k.poll)
             nb_poll();
@@ -637,7 +264,7 @@ static void wait_inline(struct bench *b, unsigned char *p, size_t n,
     double t0 = 0;
     uint64_t want = last_value(n, flag);
     if (b->two_sided)
-        nb_recv(b->peer, p, n);
+        nb_recv(b->world[b->peer], p, n);
     while (load_last(p, n) != want) {
         if (b->k.poll)
             nb_poll();
@@ -664,7 +291,7 @@ static unsigned char *send_area(struct bench *b)
 static void fence_data(struct bench *b)
 {
     if (!nb_info()->ordered)
-        nb_fence(b->peer);
+        nb_fence(b->world[b->peer]);
 }
 
 /* One latency message from this rank to the peer: the data, whose last
@@ -677,9 +304,9 @@ static void lat_send(struct bench *b, size_t n, uint64_t flag)
         touch(src, n);
     if (b->k.inline_flag && last_bytes(n)) {
         store_last(src, n, flag);
-        nb_put(b->peer, dst, src, n);
+        nb_put(b->world[b->peer], dst, src, n);
     } else {
-        nb_put(b->peer, dst, src, n);
+        nb_put(b->world[b->peer], dst, src, n);
         fence_data(b);
         put_ctrl(b, CTRL_PP, flag);
     }
@@ -692,7 +319,7 @@ static void lat_recv(struct bench *b, size_t n, uint64_t flag)
         wait_inline(b, mine, n, flag);
     } else {
         if (b->two_sided)
-            nb_recv(b->peer, mine, n);
+            nb_recv(b->world[b->peer], mine, n);
         wait_flag(b, CTRL_PP, flag);
     }
     if (b->k.touch)
@@ -753,7 +380,8 @@ static void bulk_receive(struct bench *b, int burst, size_t n,
     if (!b->two_sided)
         return;
     for (uint64_t i = 0; i < count; i++)
-        nb_recv(b->peer, area(b, 1, (uint32_t)(i % b->k.window)), n);
+        nb_recv(b->world[b->peer], area(b, 1, (uint32_t)(i % b->k.window)),
+                n);
     if (burst)
         put_ctrl(b, CTRL_ACK, seq);
 }
@@ -780,7 +408,7 @@ static double run_bulk(struct bench *b, int stream, size_t n, uint64_t reps)
             unsigned char *src = area(b, 0, s);
             if (b->k.touch)
                 touch(src, n);
-            nb_put(1, area(b, 1, s), src, n);
+            nb_put(b->world[1], area(b, 1, s), src, n);
         }
         if (!stream)
             bulk_complete(b, b->seq);
@@ -798,7 +426,7 @@ static double run_bulk(struct bench *b, int stream, size_t n, uint64_t reps)
             for (uint32_t s = 0; s < w && s < reps; s++)
                 touch(area(b, 1, s), n);
     }
-    if (stream)
+    if (stream && b->pairs == 1) /* pairs: run_mode gathers the times */
         nb_broadcast(&t, sizeof t, 1);
     return t / (double)reps;
 }
@@ -856,7 +484,7 @@ static void check_size(struct bench *b, uint32_t mode, size_t n,
         for (uint32_t i = 0; i < puts; i++) {
             unsigned char *src = area(b, 0, i % slots);
             fill_pattern(src, n, first + i);
-            nb_put(1, area(b, 1, i % slots), src, n);
+            nb_put(b->world[1], area(b, 1, i % slots), src, n);
         }
         if (mode == MODE_BURST)
             bulk_complete(b, flag);
@@ -873,8 +501,10 @@ static void check_size(struct bench *b, uint32_t mode, size_t n,
 }
 
 /* Pin this rank to one CPU: two spinning ranks that the scheduler puts on
- * one core take turns by time slices (milliseconds per message).  Fills
- * desc with what was done. */
+ * one core take turns by time slices (milliseconds per message).  Pair p's
+ * roles take the (2p)-th and (2p+1)-th CPU this rank may use (modulo
+ * their number): the two ranks of a pair never share one when ranks of
+ * several "hosts" share a machine.  Fills desc with what was done. */
 static void bind_rank(struct bench *b, char *desc, size_t len)
 {
     cpu_set_t allowed, one;
@@ -894,7 +524,8 @@ static void bind_rank(struct bench *b, char *desc, size_t len)
         return;
     }
     for (int c = 0; c < CPU_SETSIZE && cpu < 0; c++)
-        if (CPU_ISSET(c, &allowed) && seen++ == b->rank)
+        if (CPU_ISSET(c, &allowed) &&
+            seen++ == (2 * b->pair + b->rank) % CPU_COUNT(&allowed))
             cpu = c;
     CPU_ZERO(&one);
     CPU_SET(cpu, &one);
@@ -916,6 +547,23 @@ struct result {
     double med, min; /* seconds per message */
 };
 
+/* Pairs: t[s] becomes the time of sample s of the slowest pair, as its
+ * timing rank saw it (role 0; role 1 in stream mode).  all_t holds every
+ * rank's samples.  Collective. */
+static void slowest_pair(struct bench *b, uint32_t mode, double *t,
+                         double *all_t)
+{
+    uint32_t ns = b->k.samples;
+    int first = mode == MODE_STREAM ? b->pairs : 0;
+    nb_allgather(t, all_t, ns * sizeof *t);
+    for (uint32_t s = 0; s < ns; s++) {
+        t[s] = 0;
+        for (int r = first; r < first + b->pairs; r++)
+            if (all_t[(size_t)r * ns + s] > t[s])
+                t[s] = all_t[(size_t)r * ns + s];
+    }
+}
+
 static void run_mode(struct bench *b, uint32_t mode, const uint64_t *sizes,
                      size_t nsizes, FILE *out)
 {
@@ -930,7 +578,9 @@ static void run_mode(struct bench *b, uint32_t mode, const uint64_t *sizes,
     double t_mode = bench_now();
     size_t skipped = 0; /* sizes left out to keep to --max-seconds */
 
-    if (!t)
+    double *all_t = calloc((size_t)b->k.samples * 2 * b->pairs,
+                           sizeof *all_t);
+    if (!t || !all_t)
         die("out of memory");
     for (size_t i = 0; i < nsizes; i++) {
         size_t n = (size_t)sizes[i];
@@ -944,7 +594,7 @@ static void run_mode(struct bench *b, uint32_t mode, const uint64_t *sizes,
              * the whole size range is still covered; past the limit,
              * stop. */
             int act = 0; /* 0 run, 1 skip, 2 stop */
-            if (b->rank == 0) {
+            if (g_rank == 0) {
                 double used = (bench_now() - t_mode) / b->k.max_seconds;
                 if (used > 1)
                     act = 2;
@@ -954,7 +604,7 @@ static void run_mode(struct bench *b, uint32_t mode, const uint64_t *sizes,
             }
             nb_broadcast(&act, sizeof act, 0);
             if (act == 2) {
-                if (b->rank == 0)
+                if (g_rank == 0)
                     fprintf(out, "# %s: stopped before %zu bytes: "
                             "--max-seconds %.3g reached\n", name, n,
                             b->k.max_seconds);
@@ -987,8 +637,10 @@ static void run_mode(struct bench *b, uint32_t mode, const uint64_t *sizes,
         }
         for (uint32_t s = 0; s < b->k.samples; s++)
             t[s] = run_sample(b, mode, n, reps);
+        if (b->pairs > 1)
+            slowest_pair(b, mode, t, all_t);
 
-        if (b->rank == 0) {
+        if (g_rank == 0) {
             double mn = t[0];
             for (uint32_t s = 1; s < b->k.samples; s++)
                 mn = t[s] < mn ? t[s] : mn;
@@ -1007,11 +659,12 @@ static void run_mode(struct bench *b, uint32_t mode, const uint64_t *sizes,
             est_bytes = n;
         }
     }
-    if (skipped && b->rank == 0)
+    if (skipped && g_rank == 0)
         fprintf(out, "# %s: %zu sizes (not powers of two) skipped to keep "
                 "to --max-seconds %.3g\n", name, skipped, b->k.max_seconds);
     nb_quiet();
     nb_barrier();
+    free(all_t);
     free(t);
 }
 
@@ -1027,8 +680,10 @@ static void print_load(FILE *out, const char *when)
     }
 }
 
+/* binds: every rank's binding text, BIND_LEN bytes each. */
+#define BIND_LEN 64
 static void print_header(struct bench *b, FILE *out, size_t nsizes,
-                         const char *bind0, const char *bind1)
+                         const char (*binds)[BIND_LEN])
 {
     const struct knobs *k = &b->k;
     char date[64] = "unknown", cpu[256] = "unknown";
@@ -1068,7 +723,13 @@ static void print_header(struct bench *b, FILE *out, size_t nsizes,
                 "land out of order: the receiver can see the flag before "
                 "the data (--check fails, --touch reads early)\n");
     fprintf(out, "# offset = %u,%u\n", k->off[0], k->off[1]);
-    fprintf(out, "# binding = rank 0: %s; rank 1: %s\n", bind0, bind1);
+    fprintf(out, "# binding =");
+    for (int r = 0; r < 2 * b->pairs; r++)
+        fprintf(out, "%s rank %d: %s", r ? ";" : "", r, binds[r]);
+    fprintf(out, "\n");
+    if (b->pairs > 1)
+        fprintf(out, "# pairs = %d: rank r with rank r+%d, all at once; "
+                "usec = the slowest pair's time\n", b->pairs, b->pairs);
     fprintf(out, "# sizes = %zu from %" PRIu64 " to %" PRIu64
             ", perturbation %u\n", nsizes, k->min, k->max, k->pert);
     if (k->reps)
@@ -1097,13 +758,13 @@ int main(int argc, char **argv)
     FILE *out = stdout;
     int nranks;
 
-    parse_args(argc, argv, &o);
+    np_parse_args(argc, argv, &o);
     if (o.help || o.err[0]) {
         /* Usage problems need no library: print once (rank 0, or when
          * started without a launcher) and leave. */
         if (nb_env_rank() <= 0) {
             if (o.help)
-                usage(stdout);
+                np_usage(stdout);
             else
                 fprintf(stderr, "%s: %s\nTry '%s --help'.\n", in->prog,
                         o.err, in->prog);
@@ -1114,20 +775,25 @@ int main(int argc, char **argv)
     nb_init(&argc, &argv, o.path);
     g_rank = nb_rank();
     nranks = nb_nranks();
-    if (nranks != 2) {
+    if (nranks < 2 || nranks % 2) {
         if (g_rank == 0)
-            fprintf(stderr, "%s: needs exactly 2 ranks, got %d; run '%s %s "
-                    "...'\n", in->prog, nranks, in->launch, in->prog);
+            fprintf(stderr, "%s: needs 2 ranks (or 2P: P pairs), got %d; "
+                    "run '%s %s ...'\n", in->prog, nranks, in->launch,
+                    in->prog);
         nb_finalize();
         return 2;
     }
 
     memset(&b, 0, sizeof b);
     b.k = o.k;
-    /* Both ranks must agree on every knob: take rank 0's. */
+    /* All ranks must agree on every knob: take rank 0's. */
     nb_broadcast(&b.k, sizeof b.k, 0);
-    b.rank = g_rank;
-    b.peer = 1 - g_rank;
+    b.pairs = nranks / 2;
+    b.pair = g_rank % b.pairs;
+    b.rank = g_rank / b.pairs;
+    b.peer = 1 - b.rank;
+    b.world[0] = b.pair;
+    b.world[1] = b.pair + b.pairs;
     b.two_sided = in->two_sided;
 
     int ok = 1;
@@ -1152,29 +818,39 @@ int main(int argc, char **argv)
              ~(size_t)(PAGE - 1);
     /* window receive slots and the latency send slot */
     size_t block = CTRL_BYTES + PAGE + ((size_t)b.k.window + 1) * b.slot;
-    nb_malloc_all(block, b.bases);
+    void **all = calloc((size_t)nranks, sizeof *all);
+    char(*binds)[BIND_LEN] = calloc((size_t)nranks, BIND_LEN);
+    uint64_t *sums = calloc((size_t)nranks, sizeof *sums);
+    if (!all || !binds || !sums)
+        die("out of memory");
+    nb_malloc_all(block, all);
+    b.bases[0] = all[b.world[0]];
+    b.bases[1] = all[b.world[1]];
     /* Fault every page in now, outside the timed loops. */
-    memset(b.bases[g_rank], 0, block);
+    memset(all[g_rank], 0, block);
     nb_barrier();
 
-    char bind_me[64], binds[2][64];
+    char bind_me[BIND_LEN];
     bind_rank(&b, bind_me, sizeof bind_me);
     nb_allgather(bind_me, binds, sizeof bind_me);
 
     double t_start = bench_now();
     if (g_rank == 0)
-        print_header(&b, out, nsizes, binds[0], binds[1]);
+        print_header(&b, out, nsizes, (const char(*)[BIND_LEN])binds);
     for (uint32_t m = MODE_LATENCY; m <= MODE_STREAM; m <<= 1)
         if (b.k.modes & m)
             run_mode(&b, m, sizes, nsizes, out);
 
-    /* Keep the touch sums alive: print both ranks' checksums. */
-    uint64_t sums[2], mine = g_touch_sum;
+    /* Keep the touch sums alive: print every rank's checksum. */
+    uint64_t mine = g_touch_sum;
     nb_allgather(&mine, sums, sizeof mine);
     if (g_rank == 0) {
-        if (b.k.touch)
-            fprintf(out, "# touch checksum = %016" PRIx64 " %016" PRIx64 "\n",
-                    sums[0], sums[1]);
+        if (b.k.touch) {
+            fprintf(out, "# touch checksum =");
+            for (int r = 0; r < nranks; r++)
+                fprintf(out, " %016" PRIx64, sums[r]);
+            fprintf(out, "\n");
+        }
         fprintf(out, "# elapsed = %.1f s\n", bench_now() - t_start);
         print_load(out, "end");
         if (out != stdout && fclose(out) != 0)
@@ -1182,7 +858,10 @@ int main(int argc, char **argv)
         else if (out == stdout)
             fflush(stdout);
     }
-    nb_free_all(b.bases[g_rank]);
+    nb_free_all(all[g_rank]);
     nb_finalize();
+    free(sums);
+    free(binds);
+    free(all);
     return 0;
 }

@@ -175,6 +175,18 @@ static int thread_level(const char *call, int requested)
     tlm_armci_fail(call, "unknown thread level %d", requested);
 }
 
+static void stop(const char *call);
+
+/* The program's MPI_Finalize with ARMCI still up (ARMCI-MPI accepts a
+ * program that ends so): it implies every ARMCI_Finalize and
+ * armci_msg_finalize still owed. */
+static void end_in_mpi_finalize(void)
+{
+    tlm_armci.armci_inits = 0;
+    tlm_armci.msg_inits = 0;
+    stop("MPI_Finalize");
+}
+
 /* Bring up Telemem and the ARMCI state once; later callers only count. */
 static void start(const char *call, int *argc, char ***argv, int level)
 {
@@ -213,6 +225,7 @@ static void start(const char *call, int *argc, char ***argv, int level)
     tlm_armci_am_init();
     tlm_armci_grp_init();
     atomic_store_explicit(&tlm_armci.ready, 1, memory_order_release);
+    tlm_armci_mpi_on_finalize(end_in_mpi_finalize);
     if (s.verbose && tlm_armci.me == 0) {
         printf("libarmci over Telemem %s: %d ranks, transport %s, progress "
                "thread %s, MPI communicators %s\n",
@@ -225,7 +238,8 @@ static void start(const char *call, int *argc, char ***argv, int level)
 
 static void stop(const char *call)
 {
-    if (tlm_armci.armci_inits + tlm_armci.msg_inits > 0)
+    if (tlm_armci.armci_inits + tlm_armci.msg_inits > 0 ||
+        !atomic_load(&tlm_armci.ready))
         return;
     tlm_armci_rc(call, telemem_quiet(), "completing operations");
     if (tlm_armci.mutex_set >= 0) {
@@ -336,18 +350,16 @@ void armci_msg_init(int *argc, char ***argv)
 }
 
 /* The last armci_msg_finalize ends the messaging layer and so ARMCI over
- * it (in ARMCI over MPI it is MPI_Finalize): a program may end with it
- * alone, without ARMCI_Finalize (GA's test programs do), and ARMCI_Finalize
- * after it does nothing.  MPI that armci_msg_init started is finalized. */
+ * it: GA's armci_msg_finalize is MPI_Finalize, which ARMCI over MPI
+ * cannot outlive.  A program may end with it alone, without
+ * ARMCI_Finalize (GA's test programs do), call it without armci_msg_init
+ * (after its own MPI_Init) or after ARMCI_Finalize; an ARMCI_Finalize
+ * after it does nothing.  Then MPI ends (tlm_armci_mpi_finalize_msg). */
 void armci_msg_finalize(void)
 {
-    static const char call[] = "armci_msg_finalize";
-    tlm_armci_check_ready(call);
-    if (tlm_armci.msg_inits == 0)
-        tlm_armci_fail(call, "armci_msg_init was not called");
-    if (--tlm_armci.msg_inits == 0)
-        tlm_armci.armci_inits = 0;
-    stop(call);
-    if (!atomic_load(&tlm_armci.ready))
-        tlm_armci_mpi_finalize_own();
+    if (tlm_armci.msg_inits > 0 && --tlm_armci.msg_inits > 0)
+        return;
+    tlm_armci.armci_inits = 0;
+    stop("armci_msg_finalize");
+    tlm_armci_mpi_finalize_msg();
 }

@@ -237,8 +237,13 @@ void tlm_armci_mpi_free(ARMCI_Group *g);
 /** MPI_Abort when MPI runs over the job; returns otherwise. */
 void tlm_armci_mpi_abort(int code);
 /** armci_msg_init: MPI_Init when started by an MPI launcher and MPI is not
- *  initialized yet; armci_msg_finalize then finalizes it. */
+ *  initialized yet. */
 void tlm_armci_mpi_init_if_launched(int *argc, char ***argv);
-void tlm_armci_mpi_finalize_own(void);
+/** armci_msg_finalize's MPI_Finalize: at once for MPI that armci_msg_init
+ *  started, at exit (if still running) for MPI the program started. */
+void tlm_armci_mpi_finalize_msg(void);
+/** If MPI is running: call @p end at the start of MPI_Finalize (once per
+ *  process; later calls do nothing). */
+void tlm_armci_mpi_on_finalize(void (*end)(void));
 
 #endif /* TLM_ARMCI_INTERNAL_H */

@@ -1,8 +1,10 @@
 /* armci_mpi.c - the only MPI calls of libarmci: deciding whether MPI runs
  * over the same ranks (then every group carries a matching communicator in
  * ARMCI_Group.comm, as ARMCI-MPI's does), creating and freeing those
- * communicators, MPI_Abort, and armci_msg_init's MPI_Init.  ARMCI itself
- * never needs MPI: everything else runs over Telemem. */
+ * communicators, MPI_Abort, armci_msg_init's MPI_Init and
+ * armci_msg_finalize's MPI_Finalize, and ending ARMCI inside the program's
+ * MPI_Finalize.  ARMCI itself never needs MPI: everything else runs over
+ * Telemem. */
 #include <stdlib.h>
 
 #include "armci_internal.h"
@@ -91,11 +93,59 @@ void tlm_armci_mpi_init_if_launched(int *argc, char ***argv)
     tlm_armci.own_mpi = true;
 }
 
-void tlm_armci_mpi_finalize_own(void)
+static void finalize_at_exit(void)
 {
+    if (mpi_running())
+        MPI_Finalize();
+}
+
+/* GA's armci_msg_finalize is MPI_Finalize, and programs written for it
+ * exit without one of their own.  MPI that armci_msg_init started ends
+ * now; MPI the program started ends at exit, unless the program finalizes
+ * it first (its own MPI_Finalize after armci_msg_finalize stays legal). */
+void tlm_armci_mpi_finalize_msg(void)
+{
+    static bool at_exit;
     if (tlm_armci.own_mpi && mpi_running())
         MPI_Finalize();
     tlm_armci.own_mpi = false;
+    if (mpi_running() && !at_exit) {
+        at_exit = true;
+        atexit(finalize_at_exit);
+    }
+}
+
+static void (*end_fn)(void);
+
+static int self_deleted(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    (void)comm;
+    (void)keyval;
+    (void)value;
+    (void)extra;
+    if (end_fn)
+        end_fn();
+    return MPI_SUCCESS;
+}
+
+/* MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI still
+ * works (MPI-3.1 section 8.7.1): the callback ends ARMCI, so that a program
+ * that ends with MPI_Finalize alone (ARMCI-MPI accepts that) also ends
+ * Telemem, whose PMIx client mpirun would otherwise count as a process
+ * that exited without finalizing. */
+void tlm_armci_mpi_on_finalize(void (*end)(void))
+{
+    static bool set;
+    if (set || !mpi_running())
+        return;
+    int key = MPI_KEYVAL_INVALID;
+    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_deleted, &key,
+                               NULL) != MPI_SUCCESS ||
+        MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL) != MPI_SUCCESS)
+        tlm_armci_fail("ARMCI_Init", "cannot attach to MPI_Finalize "
+                                     "(MPI_Comm_set_attr on MPI_COMM_SELF)");
+    end_fn = end;
+    set = true;
 }
 
 #else /* !TELEMEM_ARMCI_HAVE_MPI */
@@ -138,8 +188,13 @@ void tlm_armci_mpi_init_if_launched(int *argc, char ***argv)
     (void)argv;
 }
 
-void tlm_armci_mpi_finalize_own(void)
+void tlm_armci_mpi_finalize_msg(void)
 {
+}
+
+void tlm_armci_mpi_on_finalize(void (*end)(void))
+{
+    (void)end;
 }
 
 #endif

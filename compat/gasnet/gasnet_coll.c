@@ -1,7 +1,8 @@
 /* gasnet_coll.c - the GASNet-1 collectives over Telemem active messages:
- * teams (GASNET_TEAM_ALL and gasnet_coll_team_split()), broadcast,
- * scatter, gather, gather_all, exchange and reduce with their M and _nb
- * forms, and team barriers.  Every collective is a set of point-to-point
+ * teams (GASNET_TEAM_ALL and gasnet_coll_team_split()), team barriers,
+ * and the data movement of broadcast, scatter, gather, gather_all,
+ * exchange, reduce and scan (their entry points, with the M and _nb forms,
+ * are in gasnet_coll_api.c).  Every collective is a set of point-to-point
  * messages between team members (one active message each, tagged with the
  * team and the collective's sequence number); a message that arrives
  * before its receiver reached the collective waits in a pending list, so
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "gasnet_coll.h"
+#include "gasnet_coll_int.h"
 #include "gasnet_internal.h"
 
 /* Per image of this node: its collectives' sequence numbers and its
@@ -237,9 +239,8 @@ static int one_bit(int v)
     return v && !(v & (v - 1));
 }
 
-static struct gasnete_coll_team *check_coll(const char *what,
-                                            gasnet_team_handle_t team,
-                                            int flags)
+struct gasnete_coll_team *
+tlm_gasnet_coll_check(const char *what, gasnet_team_handle_t team, int flags)
 {
     if (!tlm_gasnet.attached)
         tlm_gasnet_fatal(what, "called before gasnet_attach()");
@@ -261,8 +262,9 @@ static struct gasnete_coll_team *check_coll(const char *what,
     return team;
 }
 
-static void check_image(const char *what, const struct gasnete_coll_team *t,
-                        gasnet_image_t image)
+void tlm_gasnet_coll_check_image(const char *what,
+                                 const struct gasnete_coll_team *t,
+                                 gasnet_image_t image)
 {
     if (image >= (gasnet_image_t)t->size)
         tlm_gasnet_fatal(what, "image %u out of range [0, %d)",
@@ -270,8 +272,8 @@ static void check_image(const char *what, const struct gasnete_coll_team *t,
 }
 
 /* This node's address of an M form's list. */
-static void *mine(const char *what, const struct gasnete_coll_team *t,
-                  void *const list[], int flags)
+void *tlm_gasnet_coll_mine(const char *what, const struct gasnete_coll_team *t,
+                           void *const list[], int flags)
 {
     if (!list)
         tlm_gasnet_fatal(what, "address list is NULL");
@@ -412,9 +414,9 @@ gasnet_team_handle_t gasnet_coll_team_split(gasnet_team_handle_t parent,
                                             void *clientdata)
 {
     static const char what[] = "gasnet_coll_team_split";
-    struct gasnete_coll_team *p =
-        check_coll(what, parent, GASNET_COLL_IN_NOSYNC |
-                   GASNET_COLL_OUT_NOSYNC | GASNET_COLL_LOCAL);
+    struct gasnete_coll_team *p = tlm_gasnet_coll_check(
+        what, parent,
+        GASNET_COLL_IN_NOSYNC | GASNET_COLL_OUT_NOSYNC | GASNET_COLL_LOCAL);
     if (p->multi)
         tlm_gasnet_fatal(what, "splitting a team of several images per "
                          "node is not provided");
@@ -603,9 +605,9 @@ int gasnet_coll_barrier_result(gasnet_team_handle_t team, int *id)
 
 /* ---- data movement ------------------------------------------------------- */
 
-static void do_broadcast(const char *what, gasnet_team_handle_t team,
-                         void *dst, gasnet_image_t root, void *src,
-                         size_t nbytes, int flags)
+void tlm_gasnet_coll_broadcast(const char *what, gasnet_team_handle_t team,
+                               void *dst, gasnet_image_t root, void *src,
+                               size_t nbytes, int flags)
 {
     struct gasnete_coll_team *t = team;
     sync_in(what, t, flags);
@@ -617,9 +619,9 @@ static void do_broadcast(const char *what, gasnet_team_handle_t team,
     sync_out(what, t, flags);
 }
 
-static void do_scatter(const char *what, gasnet_team_handle_t team,
-                       void *dst, gasnet_image_t root, void *src,
-                       size_t nbytes, int flags)
+void tlm_gasnet_coll_scatter(const char *what, gasnet_team_handle_t team,
+                             void *dst, gasnet_image_t root, void *src,
+                             size_t nbytes, int flags)
 {
     struct gasnete_coll_team *t = team;
     sync_in(what, t, flags);
@@ -632,9 +634,9 @@ static void do_scatter(const char *what, gasnet_team_handle_t team,
     sync_out(what, t, flags);
 }
 
-static void do_gather(const char *what, gasnet_team_handle_t team,
-                      gasnet_image_t root, void *dst, void *src,
-                      size_t nbytes, int flags)
+void tlm_gasnet_coll_gather(const char *what, gasnet_team_handle_t team,
+                            gasnet_image_t root, void *dst, void *src,
+                            size_t nbytes, int flags)
 {
     struct gasnete_coll_team *t = team;
     sync_in(what, t, flags);
@@ -647,8 +649,8 @@ static void do_gather(const char *what, gasnet_team_handle_t team,
     sync_out(what, t, flags);
 }
 
-static void do_gather_all(const char *what, gasnet_team_handle_t team,
-                          void *dst, void *src, size_t nbytes, int flags)
+void tlm_gasnet_coll_gather_all(const char *what, gasnet_team_handle_t team,
+                                void *dst, void *src, size_t nbytes, int flags)
 {
     struct gasnete_coll_team *t = team;
     sync_in(what, t, flags);
@@ -660,8 +662,8 @@ static void do_gather_all(const char *what, gasnet_team_handle_t team,
     sync_out(what, t, flags);
 }
 
-static void do_exchange(const char *what, gasnet_team_handle_t team,
-                        void *dst, void *src, size_t nbytes, int flags)
+void tlm_gasnet_coll_exchange(const char *what, gasnet_team_handle_t team,
+                              void *dst, void *src, size_t nbytes, int flags)
 {
     struct gasnete_coll_team *t = team;
     sync_in(what, t, flags);
@@ -673,10 +675,11 @@ static void do_exchange(const char *what, gasnet_team_handle_t team,
     sync_out(what, t, flags);
 }
 
-static void do_reduce(const char *what, gasnet_team_handle_t team,
-                      gasnet_image_t root, void *dst, void *src,
-                      size_t elem_size, size_t elem_count,
-                      gasnet_coll_fn_handle_t func, int func_arg, int flags)
+void tlm_gasnet_coll_reduce(const char *what, gasnet_team_handle_t team,
+                            gasnet_image_t root, void *dst, void *src,
+                            size_t elem_size, size_t elem_count,
+                            gasnet_coll_fn_handle_t func, int func_arg,
+                            int flags)
 {
     struct gasnete_coll_team *t = team;
     sync_in(what, t, flags);
@@ -701,9 +704,10 @@ static void do_reduce(const char *what, gasnet_team_handle_t team,
     sync_out(what, t, flags);
 }
 
-static void do_scan(const char *what, gasnet_team_handle_t team, void *dst,
-                    void *src, size_t elem_size, size_t elem_count,
-                    gasnet_coll_fn_handle_t func, int func_arg, int flags)
+void tlm_gasnet_coll_scan(const char *what, gasnet_team_handle_t team,
+                          void *dst, void *src, size_t elem_size,
+                          size_t elem_count, gasnet_coll_fn_handle_t func,
+                          int func_arg, int flags)
 {
     struct gasnete_coll_team *t = team;
     sync_in(what, t, flags);
@@ -730,391 +734,4 @@ static void do_scan(const char *what, gasnet_team_handle_t team, void *dst,
         free(p);
     }
     sync_out(what, t, flags);
-}
-
-/* The entry points: check, then one of the above.  _nb forms complete
- * before returning. */
-#define ROOTED(name, rootarg)                                               \
-    struct gasnete_coll_team *t = check_coll(name, team, flags);            \
-    check_image(name, t, rootarg)
-
-void gasnet_coll_broadcast(gasnet_team_handle_t team, void *dst,
-                           gasnet_image_t srcimage, void *src, size_t nbytes,
-                           int flags)
-{
-    ROOTED("gasnet_coll_broadcast", srcimage);
-    do_broadcast("gasnet_coll_broadcast", t, dst, srcimage, src, nbytes,
-                 flags);
-}
-
-gasnet_coll_handle_t gasnet_coll_broadcast_nb(gasnet_team_handle_t team,
-                                              void *dst,
-                                              gasnet_image_t srcimage,
-                                              void *src, size_t nbytes,
-                                              int flags)
-{
-    ROOTED("gasnet_coll_broadcast_nb", srcimage);
-    do_broadcast("gasnet_coll_broadcast_nb", t, dst, srcimage, src, nbytes,
-                 flags);
-    return GASNET_COLL_INVALID_HANDLE;
-}
-
-void gasnet_coll_broadcastM(gasnet_team_handle_t team, void *const dstlist[],
-                            gasnet_image_t srcimage, void *src, size_t nbytes,
-                            int flags)
-{
-    static const char what[] = "gasnet_coll_broadcastM";
-    ROOTED(what, srcimage);
-    do_broadcast(what, t, mine(what, t, dstlist, flags), srcimage, src,
-                 nbytes, flags);
-}
-
-gasnet_coll_handle_t gasnet_coll_broadcastM_nb(gasnet_team_handle_t team,
-                                               void *const dstlist[],
-                                               gasnet_image_t srcimage,
-                                               void *src, size_t nbytes,
-                                               int flags)
-{
-    static const char what[] = "gasnet_coll_broadcastM_nb";
-    ROOTED(what, srcimage);
-    do_broadcast(what, t, mine(what, t, dstlist, flags), srcimage, src,
-                 nbytes, flags);
-    return GASNET_COLL_INVALID_HANDLE;
-}
-
-void gasnet_coll_scatter(gasnet_team_handle_t team, void *dst,
-                         gasnet_image_t srcimage, void *src, size_t nbytes,
-                         int flags)
-{
-    ROOTED("gasnet_coll_scatter", srcimage);
-    do_scatter("gasnet_coll_scatter", t, dst, srcimage, src, nbytes, flags);
-}
-
-gasnet_coll_handle_t gasnet_coll_scatter_nb(gasnet_team_handle_t team,
-                                            void *dst,
-                                            gasnet_image_t srcimage,
-                                            void *src, size_t nbytes,
-                                            int flags)
-{
-    ROOTED("gasnet_coll_scatter_nb", srcimage);
-    do_scatter("gasnet_coll_scatter_nb", t, dst, srcimage, src, nbytes,
-               flags);
-    return GASNET_COLL_INVALID_HANDLE;
-}
-
-void gasnet_coll_scatterM(gasnet_team_handle_t team, void *const dstlist[],
-                          gasnet_image_t srcimage, void *src, size_t nbytes,
-                          int flags)
-{
-    static const char what[] = "gasnet_coll_scatterM";
-    ROOTED(what, srcimage);
-    do_scatter(what, t, mine(what, t, dstlist, flags), srcimage, src, nbytes,
-               flags);
-}
-
-gasnet_coll_handle_t gasnet_coll_scatterM_nb(gasnet_team_handle_t team,
-                                             void *const dstlist[],
-                                             gasnet_image_t srcimage,
-                                             void *src, size_t nbytes,
-                                             int flags)
-{
-    static const char what[] = "gasnet_coll_scatterM_nb";
-    ROOTED(what, srcimage);
-    do_scatter(what, t, mine(what, t, dstlist, flags), srcimage, src, nbytes,
-               flags);
-    return GASNET_COLL_INVALID_HANDLE;
-}
-
-void gasnet_coll_gather(gasnet_team_handle_t team, gasnet_image_t dstimage,
-                        void *dst, void *src, size_t nbytes, int flags)
-{
-    ROOTED("gasnet_coll_gather", dstimage);
-    do_gather("gasnet_coll_gather", t, dstimage, dst, src, nbytes, flags);
-}
-
-gasnet_coll_handle_t gasnet_coll_gather_nb(gasnet_team_handle_t team,
-                                           gasnet_image_t dstimage, void *dst,
-                                           void *src, size_t nbytes,
-                                           int flags)
-{
-    ROOTED("gasnet_coll_gather_nb", dstimage);
-    do_gather("gasnet_coll_gather_nb", t, dstimage, dst, src, nbytes, flags);
-    return GASNET_COLL_INVALID_HANDLE;
-}
-
-void gasnet_coll_gatherM(gasnet_team_handle_t team, gasnet_image_t dstimage,
-                         void *dst, void *const srclist[], size_t nbytes,
-                         int flags)
-{
-    static const char what[] = "gasnet_coll_gatherM";
-    ROOTED(what, dstimage);
-    do_gather(what, t, dstimage, dst, mine(what, t, srclist, flags), nbytes,
-              flags);
-}
-
-gasnet_coll_handle_t gasnet_coll_gatherM_nb(gasnet_team_handle_t team,
-                                            gasnet_image_t dstimage,
-                                            void *dst, void *const srclist[],
-                                            size_t nbytes, int flags)
-{
-    static const char what[] = "gasnet_coll_gatherM_nb";
-    ROOTED(what, dstimage);
-    do_gather(what, t, dstimage, dst, mine(what, t, srclist, flags), nbytes,
-              flags);
-    return GASNET_COLL_INVALID_HANDLE;
-}
-
-void gasnet_coll_gather_all(gasnet_team_handle_t team, void *dst, void *src,
-                            size_t nbytes, int flags)
-{
-    struct gasnete_coll_team *t =
-        check_coll("gasnet_coll_gather_all", team, flags);
-    do_gather_all("gasnet_coll_gather_all", t, dst, src, nbytes, flags);
-}
-
-gasnet_coll_handle_t gasnet_coll_gather_all_nb(gasnet_team_handle_t team,
-                                               void *dst, void *src,
-                                               size_t nbytes, int flags)
-{
-    struct gasnete_coll_team *t =
-        check_coll("gasnet_coll_gather_all_nb", team, flags);
-    do_gather_all("gasnet_coll_gather_all_nb", t, dst, src, nbytes, flags);
-    return GASNET_COLL_INVALID_HANDLE;
-}
-
-void gasnet_coll_gather_allM(gasnet_team_handle_t team, void *const dstlist[],
-                             void *const srclist[], size_t nbytes, int flags)
-{
-    static const char what[] = "gasnet_coll_gather_allM";
-    struct gasnete_coll_team *t = check_coll(what, team, flags);
-    do_gather_all(what, t, mine(what, t, dstlist, flags),
-                  mine(what, t, srclist, flags), nbytes, flags);
-}
-
-gasnet_coll_handle_t gasnet_coll_gather_allM_nb(gasnet_team_handle_t team,
-                                                void *const dstlist[],
-                                                void *const srclist[],
-                                                size_t nbytes, int flags)
-{
-    static const char what[] = "gasnet_coll_gather_allM_nb";
-    struct gasnete_coll_team *t = check_coll(what, team, flags);
-    do_gather_all(what, t, mine(what, t, dstlist, flags),
-                  mine(what, t, srclist, flags), nbytes, flags);
-    return GASNET_COLL_INVALID_HANDLE;
-}
-
-void gasnet_coll_exchange(gasnet_team_handle_t team, void *dst, void *src,
-                          size_t nbytes, int flags)
-{
-    struct gasnete_coll_team *t =
-        check_coll("gasnet_coll_exchange", team, flags);
-    do_exchange("gasnet_coll_exchange", t, dst, src, nbytes, flags);
-}
-
-gasnet_coll_handle_t gasnet_coll_exchange_nb(gasnet_team_handle_t team,
-                                             void *dst, void *src,
-                                             size_t nbytes, int flags)
-{
-    struct gasnete_coll_team *t =
-        check_coll("gasnet_coll_exchange_nb", team, flags);
-    do_exchange("gasnet_coll_exchange_nb", t, dst, src, nbytes, flags);
-    return GASNET_COLL_INVALID_HANDLE;
-}
-
-void gasnet_coll_exchangeM(gasnet_team_handle_t team, void *const dstlist[],
-                           void *const srclist[], size_t nbytes, int flags)
-{
-    static const char what[] = "gasnet_coll_exchangeM";
-    struct gasnete_coll_team *t = check_coll(what, team, flags);
-    do_exchange(what, t, mine(what, t, dstlist, flags),
-                mine(what, t, srclist, flags), nbytes, flags);
-}
-
-gasnet_coll_handle_t gasnet_coll_exchangeM_nb(gasnet_team_handle_t team,
-                                              void *const dstlist[],
-                                              void *const srclist[],
-                                              size_t nbytes, int flags)
-{
-    static const char what[] = "gasnet_coll_exchangeM_nb";
-    struct gasnete_coll_team *t = check_coll(what, team, flags);
-    do_exchange(what, t, mine(what, t, dstlist, flags),
-                mine(what, t, srclist, flags), nbytes, flags);
-    return GASNET_COLL_INVALID_HANDLE;
-}
-
-void gasnet_coll_reduce(gasnet_team_handle_t team, gasnet_image_t dstimage,
-                        void *dst, void *src, size_t src_blksz,
-                        size_t src_offset, size_t elem_size,
-                        size_t elem_count, gasnet_coll_fn_handle_t func,
-                        int func_arg, int flags)
-{
-    (void)src_blksz;
-    ROOTED("gasnet_coll_reduce", dstimage);
-    do_reduce("gasnet_coll_reduce", t, dstimage, dst,
-              (char *)src + src_offset, elem_size, elem_count, func, func_arg,
-              flags);
-}
-
-gasnet_coll_handle_t
-gasnet_coll_reduce_nb(gasnet_team_handle_t team, gasnet_image_t dstimage,
-                      void *dst, void *src, size_t src_blksz,
-                      size_t src_offset, size_t elem_size, size_t elem_count,
-                      gasnet_coll_fn_handle_t func, int func_arg, int flags)
-{
-    (void)src_blksz;
-    ROOTED("gasnet_coll_reduce_nb", dstimage);
-    do_reduce("gasnet_coll_reduce_nb", t, dstimage, dst,
-              (char *)src + src_offset, elem_size, elem_count, func, func_arg,
-              flags);
-    return GASNET_COLL_INVALID_HANDLE;
-}
-
-void gasnet_coll_reduceM(gasnet_team_handle_t team, gasnet_image_t dstimage,
-                         void *dst, void *const srclist[], size_t src_blksz,
-                         size_t src_offset, size_t elem_size,
-                         size_t elem_count, gasnet_coll_fn_handle_t func,
-                         int func_arg, int flags)
-{
-    static const char what[] = "gasnet_coll_reduceM";
-    (void)src_blksz;
-    ROOTED(what, dstimage);
-    do_reduce(what, t, dstimage, dst,
-              (char *)mine(what, t, srclist, flags) + src_offset, elem_size,
-              elem_count, func, func_arg, flags);
-}
-
-gasnet_coll_handle_t
-gasnet_coll_reduceM_nb(gasnet_team_handle_t team, gasnet_image_t dstimage,
-                       void *dst, void *const srclist[], size_t src_blksz,
-                       size_t src_offset, size_t elem_size,
-                       size_t elem_count, gasnet_coll_fn_handle_t func,
-                       int func_arg, int flags)
-{
-    static const char what[] = "gasnet_coll_reduceM_nb";
-    (void)src_blksz;
-    ROOTED(what, dstimage);
-    do_reduce(what, t, dstimage, dst,
-              (char *)mine(what, t, srclist, flags) + src_offset, elem_size,
-              elem_count, func, func_arg, flags);
-    return GASNET_COLL_INVALID_HANDLE;
-}
-
-void gasnet_coll_scan(gasnet_team_handle_t team, void *dst, size_t dst_blksz,
-                      size_t dst_offset, void *src, size_t src_blksz,
-                      size_t src_offset, size_t elem_size, size_t elem_count,
-                      gasnet_coll_fn_handle_t func, int func_arg, int flags)
-{
-    (void)dst_blksz;
-    (void)src_blksz;
-    struct gasnete_coll_team *t = check_coll("gasnet_coll_scan", team, flags);
-    do_scan("gasnet_coll_scan", t, (char *)dst + dst_offset,
-            (char *)src + src_offset, elem_size, elem_count, func, func_arg,
-            flags);
-}
-
-gasnet_coll_handle_t
-gasnet_coll_scan_nb(gasnet_team_handle_t team, void *dst, size_t dst_blksz,
-                    size_t dst_offset, void *src, size_t src_blksz,
-                    size_t src_offset, size_t elem_size, size_t elem_count,
-                    gasnet_coll_fn_handle_t func, int func_arg, int flags)
-{
-    gasnet_coll_scan(team, dst, dst_blksz, dst_offset, src, src_blksz,
-                     src_offset, elem_size, elem_count, func, func_arg,
-                     flags);
-    return GASNET_COLL_INVALID_HANDLE;
-}
-
-void gasnet_coll_scanM(gasnet_team_handle_t team, void *const dstlist[],
-                       size_t dst_blksz, size_t dst_offset,
-                       void *const srclist[], size_t src_blksz,
-                       size_t src_offset, size_t elem_size, size_t elem_count,
-                       gasnet_coll_fn_handle_t func, int func_arg, int flags)
-{
-    static const char what[] = "gasnet_coll_scanM";
-    (void)dst_blksz;
-    (void)src_blksz;
-    struct gasnete_coll_team *t = check_coll(what, team, flags);
-    do_scan(what, t, (char *)mine(what, t, dstlist, flags) + dst_offset,
-            (char *)mine(what, t, srclist, flags) + src_offset, elem_size,
-            elem_count, func, func_arg, flags);
-}
-
-gasnet_coll_handle_t
-gasnet_coll_scanM_nb(gasnet_team_handle_t team, void *const dstlist[],
-                     size_t dst_blksz, size_t dst_offset,
-                     void *const srclist[], size_t src_blksz,
-                     size_t src_offset, size_t elem_size, size_t elem_count,
-                     gasnet_coll_fn_handle_t func, int func_arg, int flags)
-{
-    gasnet_coll_scanM(team, dstlist, dst_blksz, dst_offset, srclist,
-                      src_blksz, src_offset, elem_size, elem_count, func,
-                      func_arg, flags);
-    return GASNET_COLL_INVALID_HANDLE;
-}
-
-void gasnet_coll_loadTuningState(char *filename, gasnet_team_handle_t team)
-{
-    (void)filename;
-    (void)team;
-}
-
-/* ---- completion and diagnostics ------------------------------------------ */
-
-static void check_handles(const char *what, gasnet_coll_handle_t *ph,
-                          size_t n)
-{
-    if (n && !ph)
-        tlm_gasnet_fatal(what, "handle array is NULL");
-    for (size_t i = 0; i < n; i++)
-        if (ph[i] != GASNET_COLL_INVALID_HANDLE)
-            tlm_gasnet_fatal(what, "handle %zu is not one this library "
-                             "returned", i);
-}
-
-int gasnet_coll_try_sync(gasnet_coll_handle_t handle)
-{
-    check_handles("gasnet_coll_try_sync", &handle, 1);
-    return GASNET_OK;
-}
-
-void gasnet_coll_wait_sync(gasnet_coll_handle_t handle)
-{
-    check_handles("gasnet_coll_wait_sync", &handle, 1);
-}
-
-int gasnet_coll_try_sync_some(gasnet_coll_handle_t *phandle,
-                              size_t numhandles)
-{
-    check_handles("gasnet_coll_try_sync_some", phandle, numhandles);
-    return GASNET_OK;
-}
-
-void gasnet_coll_wait_sync_some(gasnet_coll_handle_t *phandle,
-                                size_t numhandles)
-{
-    check_handles("gasnet_coll_wait_sync_some", phandle, numhandles);
-}
-
-int gasnet_coll_try_sync_all(gasnet_coll_handle_t *phandle, size_t numhandles)
-{
-    check_handles("gasnet_coll_try_sync_all", phandle, numhandles);
-    return GASNET_OK;
-}
-
-void gasnet_coll_wait_sync_all(gasnet_coll_handle_t *phandle,
-                               size_t numhandles)
-{
-    check_handles("gasnet_coll_wait_sync_all", phandle, numhandles);
-}
-
-void gasnet_coll_dumpTuningState(char *filename, gasnet_team_handle_t team)
-{
-    (void)filename;
-    (void)team;
-}
-
-void gasnet_coll_dumpProfile(char *filename, gasnet_team_handle_t team)
-{
-    (void)filename;
-    (void)team;
 }

@@ -90,6 +90,8 @@ typedef struct tlm_am {
     unsigned placing;          /* payloads being written in place */
     bool silent_writes;        /* some transport's direct driver writes
                                 * without waking a sleeper (transport.h) */
+    bool network;              /* some peer is reached by a transport that
+                                * is not same_node_only (another node) */
     unsigned long protocol_errors;
 } tlm_am_t;
 

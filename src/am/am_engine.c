@@ -37,6 +37,7 @@ int tlm_am_add_transport(tlm_transport_t *tp, const bool *reach)
     for (int r = 0; r < tlm_am.nranks; r++) {
         if (reach[r] && !tlm_am.peers[r].tp) {
             tlm_am.peers[r].tp = tp;
+            tlm_am.network |= !tp->same_node_only;
             tlm_am.peers[r].max_msg = tp->max_msg;
             tlm_am.peers[r].zc_min =
                 tp->ops->send_zc && tp->zc_min ? tp->zc_min : SIZE_MAX;

@@ -1,8 +1,8 @@
 /* backend.c - the list of built-in backends, the choice of which to open
  * (TELEMEM_TRANSPORT: shm on this node, the first available network
- * backend to other nodes), the check that no ops slot is NULL, and the
- * stubs that fill optional slots.  The only file that knows which backends
- * this build has. */
+ * backend, or the one named after "shm+", to other nodes), the check that
+ * no ops slot is NULL, and the stubs that fill optional slots.  The only
+ * file that knows which backends this build has. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,14 +90,24 @@ int tlm_backend_check(const tlm_transport_t *tp)
     return TELEMEM_OK;
 }
 
+/* "shm+ofi" -> "ofi": the network backend named after "shm+", else NULL. */
+static const char *shm_plus(const char *want)
+{
+    return strncmp(want, "shm+", 4) == 0 ? want + 4 : NULL;
+}
+
 int tlm_backend_check_config(const char *want, const tlm_transport_params_t *p)
 {
-    if (strcmp(want, "auto") != 0 && !by_name(want)) {
+    const char *net = shm_plus(want);
+    const tlm_backend_t *b = by_name(net ? net : want);
+    if (strcmp(want, "auto") != 0 && (!b || (net && !b->network))) {
         char have[128];
         names(have, sizeof(have), false);
-        bool known = !strcmp(want, "ofi") || !strcmp(want, "ucx");
-        tlm_error("TELEMEM_TRANSPORT=\"%s\" is %s: expected auto or one of "
-                  "this build's transports: %s", want,
+        const char *n = net ? net : want;
+        bool known = !strcmp(n, "ofi") || !strcmp(n, "ucx");
+        tlm_error("TELEMEM_TRANSPORT=\"%s\" is %s: expected auto, one of "
+                  "this build's transports (%s) or shm+ and a network one",
+                  want,
                   known ? "not built in (its -dev package was missing at "
                           "build time)" : "invalid", have);
         return TELEMEM_ERR_CONFIG;
@@ -110,13 +120,14 @@ int tlm_backend_check_config(const char *want, const tlm_transport_params_t *p)
     return TELEMEM_OK;
 }
 
-/* The network backend for ranks on other nodes: the one named, or under
- * auto the first this machine can use. */
+/* The network backend for ranks on other nodes: the one named (alone or
+ * after "shm+"), or under auto the first this machine can use. */
 static const tlm_backend_t *network_choice(const char *want,
                                           const tlm_transport_params_t *p)
 {
     if (strcmp(want, "auto") != 0) {
-        const tlm_backend_t *b = by_name(want);
+        const tlm_backend_t *b = by_name(shm_plus(want) ? shm_plus(want)
+                                                        : want);
         return b && b->network ? b : NULL;
     }
     for (size_t i = 0; i < TLM_ARRAY_SIZE(backends); i++) {
@@ -134,16 +145,16 @@ int tlm_backend_open_all(const char *want, const tlm_transport_params_t *p,
     if (!reach)
         return TELEMEM_ERR_NO_MEMORY;
     /* Every rank makes the same choices (the set-ups are collective): shm
-     * when several ranks share a node and shm is allowed; a network
-     * backend when it is named, or under auto when the job spans nodes. */
-    bool multi_node = false, use_shm;
+     * when several ranks share a node and shm is allowed (auto, shm,
+     * shm+NET); a network backend when it is named alone, or under auto
+     * and shm+NET when the job spans nodes. */
+    bool multi_node = false, use_shm, split = strcmp(want, "auto") == 0 ||
+                                              shm_plus(want) != NULL;
     for (int r = 0; r < p->size; r++)
         multi_node |= !p->same_node[r];
-    use_shm = p->size > 1 &&
-              (strcmp(want, "auto") == 0 || strcmp(want, "shm") == 0);
+    use_shm = p->size > 1 && (split || strcmp(want, "shm") == 0);
     const tlm_backend_t *net = NULL;
-    if ((strcmp(want, "auto") != 0 && strcmp(want, "shm") != 0) ||
-        (strcmp(want, "auto") == 0 && multi_node))
+    if ((!split && strcmp(want, "shm") != 0) || (split && multi_node))
         net = network_choice(want, p);
     if (strcmp(want, "auto") == 0 && multi_node && !net)
         tlm_warn("the job spans several nodes but this build has no usable "

@@ -79,7 +79,9 @@ typedef struct tlm_direct_ops {
      * system call). */
     size_t (*key_min)(tlm_direct_t *d, const tlm_direct_rkey_t *rk);
     /* Start a transfer of the chain segs[0..nsegs) to (write) or from
-     * (read) peer's memory under rk.  Local buffers may be reused / read
+     * (read) peer's memory under rk.  Core has called the transport's
+     * connect(peer) before the first one (a key of a telemem_malloc_all
+     * block may come before any message to the peer).  Local buffers may be reused / read
      * once flush(peer) has returned TELEMEM_OK (a driver that completes
      * before returning says so with d->sync).  TELEMEM_OK (started or
      * done), TELEMEM_ERR_AGAIN (nothing started: core polls and retries),

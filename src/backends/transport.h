@@ -11,7 +11,7 @@
 
 #include "backends/direct.h"
 #include "boot/boot.h"
-#include "core/core_config.h"
+#include "config/config.h"
 #include "util/profile.h"
 
 typedef struct tlm_transport tlm_transport_t;
@@ -60,6 +60,8 @@ typedef struct tlm_transport_params {
     bool direct_cma;         /* TELEMEM_DIRECT_CMA: window may use CMA */
     size_t reg_cache_max;     /* TELEMEM_REG_CACHE_MAX: direct-path pinning */
     long net_max_peers;      /* TELEMEM_NET_MAX_PEERS, 0 = no limit */
+    /* The node area core wants (bytes; 0: none): see node_base below. */
+    size_t node_bytes;
     tlm_deliver_fn_t deliver;
     void *deliver_arg;       /* also the first argument of place, placed */
     tlm_place_fn_t place;    /* NULL: never place */
@@ -140,12 +142,18 @@ typedef struct tlm_transport_ops {
      * caller then stops spinning: the woken thread may need its core).
      * kick_word: this process's TLM_KICK_WORDS words, in a cache line of
      * their own that its peers on this transport read: the application
-     * keeps [TLM_KICK_INSIDE] at 1 while inside the library, the progress
+     * keeps [TLM_KICK_INSIDE] odd while inside the library, the progress
      * thread [TLM_KICK_LISTEN] at 1 while it sleeps on kick_fd, which a
      * kick makes readable (the thread drains it: recv until EAGAIN). */
     bool (*kick)(tlm_transport_t *tp, int peer);
     _Atomic uint32_t *(*kick_word)(tlm_transport_t *tp);
     int (*kick_fd)(tlm_transport_t *tp);
+    /* Optional, with node_base (NULL otherwise): peer, a rank of this
+     * node, may sleep in a wait whose condition this process has just made
+     * true by a store into the node area: wake it if it sleeps, as a
+     * direct driver's write into its memory does.  The peer's look at its
+     * condition after it announced its sleep (wait_arm) sees the store. */
+    void (*wake)(tlm_transport_t *tp, int peer);
     /* Deliver up to max received messages; returns how many, or an error. */
     int (*progress)(tlm_transport_t *tp, int max);
     /* TELEMEM_OK if peer's process is alive, TELEMEM_ERR_PEER_DEAD if not.
@@ -182,6 +190,15 @@ struct tlm_transport {
                           * (network RDMA): waits on a condition in the
                           * program's memory then sleep for short times */
     tlm_direct_t *direct; /* its direct-path driver (direct.h), or NULL */
+    /* The node area (optional; NULL: none): params->node_bytes of memory,
+     * zeroed at open, that every rank of this node the transport reaches
+     * maps (each at its own address) for as long as the transport is
+     * open.  Core lays it out (the collectives' flags and buffers,
+     * docs/coll.md); a store into it that a sleeping peer waits for is
+     * followed by ops->wake.  Offered only where params->node_bytes > 0
+     * and the transport reaches another rank of this node. */
+    void *node_base;
+    size_t node_len;
 };
 
 /* A backend descriptor: one per backend, listed in backend.c. */

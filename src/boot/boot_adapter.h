@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 /* A launcher variable of this process's environment, NULL when unset.  The
- * core passes tlm_core_config_launcher_env() (core_config.c reads the
+ * core passes tlm_config_launcher_env() (config/config.c reads the
  * environment); tests pass a table of their own. */
 typedef const char *tlm_boot_env_fn_t(const char *name);
 

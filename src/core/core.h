@@ -3,8 +3,8 @@
  * and the entry checks.  The files' functions are declared in their own
  * headers, which include this one: core_engine.h (how operations
  * complete), core_ops.h, core_region.h, core_packed.h, core_am_api.h,
- * core_direct.h, core_wait.h, core_config.h (docs/architecture.md,
- * "Inside core"). */
+ * core_direct.h, core_wait.h (docs/architecture.md, "Inside core").  The
+ * settings struct comes from the settings service, config/config.h. */
 #ifndef TLM_CORE_H
 #define TLM_CORE_H
 
@@ -17,7 +17,7 @@
 #include "am/am.h"
 #include "pack/pack.h"
 #include "boot/boot.h"
-#include "core/core_config.h"
+#include "config/config.h"
 #include "util/log.h"
 #include "util/profile.h"
 #include "util/util.h"
@@ -108,6 +108,8 @@ typedef struct tlm_core {
     bool biased;        /* a progress thread beside one application thread
                          * at a time: entry points announce themselves
                          * instead (core_thread.c, "Biased") */
+    unsigned char guard; /* TLM_GUARD_*: what TLM_API_GUARD does, from
+                          * locking and biased (one load on every call) */
     int thread_level;   /* TELEMEM_THREAD_* */
     int rank, nranks;
     tlm_config_t cfg;
@@ -116,6 +118,9 @@ typedef struct tlm_core {
     tlm_profile_t profile;
     tlm_boot_t *boot;
     tlm_core_peer_t *peers;
+    /* By rank: the lowest rank of its node (same host id as find_same_node
+     * in core_init.c compares): the node's leader in the collectives. */
+    int *node_leader;
     /* regions (sorted by base, never overlapping) */
     tlm_region_t *regions;
     size_t nregions, cap_regions;
@@ -184,20 +189,20 @@ bool tlm_core_thread_app_sleep(void);
 void tlm_core_thread_app_wake(bool counted);
 
 /* Biased (a progress thread, thread level below MULTIPLE): the
- * application thread inside the library says so in *tlm_core_bias_in (a
- * plain store, no atomic instruction; the transport's kick word
- * TLM_KICK_INSIDE, where peers see it, else a word of this process), and
- * the progress thread serves only while it is outside: it sets
- * tlm_core_bias_pt, then makes every thread of the process issue a memory
- * barrier (membarrier), then looks at *tlm_core_bias_in; an entry that
- * finds tlm_core_bias_pt set waits until it is clear
- * (tlm_core_bias_wait).  tlm_core_bias_entries counts outermost
- * entries (the progress thread leaves an application that calls the
- * library alone).  Depth counts nested entries per thread; the progress
- * thread's starts at TLM_BIAS_THREAD_DEPTH so that its calls never
- * announce. */
+ * application thread inside the library says so in *tlm_core_bias_in, a
+ * sequence it alone writes (odd: inside; a plain store, no atomic
+ * instruction; the transport's kick word TLM_KICK_INSIDE, where peers see
+ * it, else a word of this process), and the progress thread serves only
+ * while it is outside: it sets tlm_core_bias_pt, then makes every thread
+ * of the process issue a memory barrier (membarrier), then looks at
+ * *tlm_core_bias_in; an entry that finds tlm_core_bias_pt set waits until
+ * it is clear (tlm_core_bias_wait).  A changed sequence tells the thread
+ * that the application called the library since it last looked.  Depth
+ * counts nested entries per thread; the progress thread's starts at
+ * TLM_BIAS_THREAD_DEPTH so that its calls never announce. */
 extern _Atomic uint32_t *tlm_core_bias_in;
-extern _Atomic uint32_t tlm_core_bias_pt, tlm_core_bias_entries;
+extern _Atomic uint32_t tlm_core_bias_pt;
+extern uint32_t tlm_core_bias_seq; /* the application's copy of the word */
 extern _Thread_local unsigned tlm_core_bias_depth
     __attribute__((tls_model("initial-exec")));
 #define TLM_BIAS_THREAD_DEPTH (1u << 30)
@@ -207,23 +212,21 @@ static inline void tlm_core_bias_enter(void)
 {
     if (tlm_core_bias_depth++ != 0)
         return;
-    atomic_store_explicit(tlm_core_bias_in, 1, memory_order_relaxed);
+    atomic_store_explicit(tlm_core_bias_in, ++tlm_core_bias_seq,
+                          memory_order_relaxed);
     /* The progress thread's membarrier() orders this store before the
      * load below where it matters: a compiler barrier suffices here. */
     atomic_signal_fence(memory_order_seq_cst);
     if (TLM_UNLIKELY(atomic_load_explicit(&tlm_core_bias_pt,
                                           memory_order_acquire)))
         tlm_core_bias_wait();
-    atomic_store_explicit(
-        &tlm_core_bias_entries,
-        atomic_load_explicit(&tlm_core_bias_entries, memory_order_relaxed) + 1,
-        memory_order_relaxed);
 }
 
 static inline void tlm_core_bias_leave(void)
 {
     if (--tlm_core_bias_depth == 0)
-        atomic_store_explicit(tlm_core_bias_in, 0, memory_order_release);
+        atomic_store_explicit(tlm_core_bias_in, ++tlm_core_bias_seq,
+                              memory_order_release);
 }
 
 enum { TLM_GUARD_NONE = 0, TLM_GUARD_LOCK, TLM_GUARD_BIAS };
@@ -233,23 +236,24 @@ typedef struct tlm_guard {
 
 static inline tlm_guard_t tlm_guard_enter(void)
 {
-    tlm_guard_t g = {TLM_GUARD_NONE};
-    if (TLM_UNLIKELY(tlm_core.locking)) {
-        tlm_core_lock_slow();
-        g.held = TLM_GUARD_LOCK;
-    } else if (TLM_UNLIKELY(tlm_core.biased)) {
-        tlm_core_bias_enter();
-        g.held = TLM_GUARD_BIAS;
+    tlm_guard_t g = {tlm_core.guard};
+    if (TLM_UNLIKELY(g.held != TLM_GUARD_NONE)) {
+        if (g.held == TLM_GUARD_LOCK)
+            tlm_core_lock_slow();
+        else
+            tlm_core_bias_enter();
     }
     return g;
 }
 
 static inline void tlm_guard_leave(tlm_guard_t *g)
 {
-    if (TLM_UNLIKELY(g->held == TLM_GUARD_LOCK))
-        tlm_core_unlock_slow();
-    else if (TLM_UNLIKELY(g->held == TLM_GUARD_BIAS))
-        tlm_core_bias_leave();
+    if (TLM_UNLIKELY(g->held != TLM_GUARD_NONE)) {
+        if (g->held == TLM_GUARD_LOCK)
+            tlm_core_unlock_slow();
+        else
+            tlm_core_bias_leave();
+    }
 }
 
 /* First line of every public function that touches library state. */
@@ -302,8 +306,15 @@ void tlm_core_mutex_init(void);
 void tlm_core_mutex_fini(void);
 
 /* core_coll.c */
-void tlm_core_coll_init(void);
+int tlm_core_coll_init(void);
 void tlm_core_coll_fini(void);
+/* coll_thresholds.c: TELEMEM_COLL_THRESHOLD is well formed (before the
+ * job is joined), and the choices' text for TELEMEM_PRINT_CONFIG. */
+int tlm_core_coll_check_config(const tlm_config_t *c);
+const char *tlm_core_coll_string(void);
+/* coll_node.c: bytes of the node area for nlocal ranks of a node (0:
+ * none), which core_init.c asks the transports for. */
+size_t tlm_core_coll_node_bytes(int nlocal);
 
 /* core_mem.c */
 void tlm_core_mem_fini(void);

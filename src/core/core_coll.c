@@ -1,275 +1,187 @@
-/* core_coll.c - collectives over active messages: barrier (dissemination),
- * broadcast (binomial tree), allreduce (binomial reduce to rank 0 in a fixed
- * order, then broadcast) and allgather (direct exchange).  Early messages
- * wait in an inbox keyed by (source, collective sequence, round). */
+/* core_coll.c - the public collectives (barrier, broadcast, allreduce,
+ * allgather) and the path each of their steps takes: with a node area
+ * (coll_node.c), the ranks of a node meet through shared memory and one
+ * leader per node (its lowest rank) carries the node's part over
+ * messages to the other nodes' leaders (coll_msg.c), then shares the
+ * result; without one (TELEMEM_COLL=flat, or a transport without node
+ * area) every rank takes part in the message algorithms.  docs/coll.md. */
+#define TLM_LOG_SUBSYS "coll"
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core_engine.h"
-#include "core/core_am_api.h"
+#include "core/coll_int.h"
 
-typedef struct tlm_coll_msg {
-    struct tlm_coll_msg *next;
-    int src;
-    uint32_t seq;
-    uint16_t round;
-    size_t total, got;
-    uint8_t *buf;
-} tlm_coll_msg_t;
+/* The nodes: leaders[k] is node k's lowest rank (ascending). */
+static struct {
+    int nnodes, node;   /* nodes of the job, this rank's */
+    int *leaders;
+    int *reps;          /* scratch: a broadcast's node representatives */
+    tlm_core_coll_grp_t world, lead;
+} C;
 
-static tlm_coll_msg_t *inbox_find(int src, uint32_t seq, uint16_t round,
-                                  tlm_coll_msg_t ***link_p)
+static bool hier(void)
 {
-    tlm_coll_msg_t **pp = &tlm_core.coll_inbox;
-    for (; *pp; pp = &(*pp)->next) {
-        tlm_coll_msg_t *m = *pp;
-        if (m->src == src && m->seq == seq && m->round == round) {
-            if (link_p)
-                *link_p = pp;
-            return m;
-        }
+    return tlm_core_node_on();
+}
+
+static bool multi(void)
+{
+    return C.nnodes > 1;
+}
+
+static bool is_leader(void)
+{
+    return tlm_core_node.me == 0;
+}
+
+/* The node index of rank r (its leader's place in leaders[]). */
+static int node_of(int r)
+{
+    int lead = tlm_core.node_leader[r], lo = 0, hi = C.nnodes - 1;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (C.leaders[mid] < lead)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return NULL;
+    return lo;
 }
 
-/* Collective sequence numbers wrap: compare them modulo 2^32. */
-static bool seq_after(uint32_t a, uint32_t b)
+int tlm_core_coll_init(void)
 {
-    return (int32_t)(a - b) > 0;
-}
-
-/* Last collective this rank left (successfully or not): messages of it or
- * of an earlier one are stale.  A rank leaves a collective only after it
- * took every message addressed to it, so a stale message is garbage or a
- * late one from a collective that failed here. */
-static uint32_t coll_done;
-/* By source: a message of collective `seq` from it was refused
- * (reassembly cap, no memory), so that collective cannot complete here: it
- * fails with `status` instead of waiting, and the source's other messages
- * for it are dropped.  Cleared when this rank leaves that collective;
- * later collectives are unaffected. */
-typedef struct coll_hole {
-    int status;
-    uint32_t seq;
-} coll_hole_t;
-static coll_hole_t *coll_err;
-static int coll_nholes;
-
-static void inbox_free(tlm_coll_msg_t *m)
-{
-    tlm_core_reasm_release(m->src, m->total);
-    free(m->buf);
-    free(m);
-}
-
-/* Free what collectives this rank has left still hold (failed ones). */
-static void inbox_sweep(void)
-{
-    tlm_coll_msg_t **pp = &tlm_core.coll_inbox;
-    while (*pp) {
-        tlm_coll_msg_t *m = *pp;
-        if (!seq_after(m->seq, coll_done)) {
-            *pp = m->next;
-            inbox_free(m);
-        } else {
-            pp = &m->next;
-        }
-    }
-}
-
-/* A new inbox entry for the message whose first fragment is h, charged
- * to src before anything is allocated (F1). */
-static int inbox_new(int src, const tlm_am_frag_hdr_t *h,
-                     tlm_coll_msg_t **m_p)
-{
-    int rc = tlm_core_reasm_reserve(src, h->total, "collective message");
-    if (rc != TELEMEM_OK)
-        return rc;
-    tlm_coll_msg_t *m = calloc(1, sizeof(*m));
-    uint8_t *buf = h->total ? malloc(h->total) : NULL;
-    if (!m || (h->total && !buf)) {
-        tlm_error("no memory for a %llu-byte collective message from rank "
-                  "%d", (unsigned long long)h->total, src);
-        free(m);
-        free(buf);
-        tlm_core_reasm_release(src, h->total);
-        return TELEMEM_ERR_NO_MEMORY;
-    }
-    m->buf = buf;
-    m->src = src;
-    m->seq = h->h.id;
-    m->round = h->h.aux;
-    m->total = h->total;
-    m->next = tlm_core.coll_inbox;
-    tlm_core.coll_inbox = m;
-    *m_p = m;
+    memset(&C, 0, sizeof(C));
+    tlm_core_coll_thresholds_init();
+    tlm_core_coll_msg_init();
+    int rc = tlm_core_node_init();
+    int n = tlm_core.nranks;
+    C.leaders = malloc((size_t)n * sizeof(int));
+    C.reps = malloc((size_t)n * sizeof(int));
+    if (rc != TELEMEM_OK || !C.leaders || !C.reps)
+        return rc != TELEMEM_OK ? rc : TELEMEM_ERR_NO_MEMORY;
+    for (int r = 0; r < n; r++)
+        if (tlm_core.node_leader[r] == r)
+            C.leaders[C.nnodes++] = r;
+    C.node = node_of(tlm_core.rank);
+    C.world = (tlm_core_coll_grp_t){n, tlm_core.rank, NULL};
+    C.lead = (tlm_core_coll_grp_t){C.nnodes, C.node, C.leaders};
+    tlm_debug("collectives: %s, %d ranks on this node, %d nodes%s",
+              hier() ? "node-aware (shared memory in a node, leaders "
+                       "across nodes)"
+                     : "flat (messages among all ranks)",
+              tlm_core_node.nlocal, C.nnodes,
+              !hier() ? strcmp(tlm_core.cfg.COLL, "flat") == 0
+                            ? ": TELEMEM_COLL=flat"
+                            : ": no node area (transport)"
+              : C.nnodes == 1 && !tlm_core.locking &&
+                      !tlm_core.cfg.PROGRESS_THREAD
+                  ? "; a node step's waits sleep on the node word"
+                  : "; a node step's waits sleep on their doorbells");
     return TELEMEM_OK;
 }
 
-static void on_coll(int src, const void *msg, size_t len)
+void tlm_core_coll_fini(void)
 {
-    const tlm_am_frag_hdr_t *h = msg;
-    if (len < sizeof(*h))
-        return tlm_core_protocol_error(src, "collective", len);
-    if (!seq_after(h->h.id, coll_done)) {
-        /* info, not warn: after a failed collective, live ranks' messages
-         * for it may still come in */
-        tlm_info("dropped a collective message from rank %d for collective "
-                 "%u, which this rank has left (%u)", src, h->h.id,
-                 coll_done);
-        return;
-    }
-    if (coll_err && coll_err[src].status != TELEMEM_OK &&
-        coll_err[src].seq == h->h.id)
-        return; /* that collective already failed here */
-    size_t plen = len - sizeof(*h);
-    tlm_coll_msg_t *m = inbox_find(src, h->h.id, h->h.aux, NULL);
-    if (!m) {
-        if (h->offset != 0 || plen > h->total)
-            return tlm_core_protocol_error(src, "collective", len);
-        int rc = inbox_new(src, h, &m);
-        if (rc != TELEMEM_OK) {
-            if (coll_err && coll_err[src].status == TELEMEM_OK) {
-                coll_err[src] = (coll_hole_t){rc, h->h.id};
-                coll_nholes++;
-            }
-            return;
-        }
-    }
-    /* Fragments come in order (F2): anything else is refused. */
-    if (h->total != m->total || h->offset != m->got ||
-        plen > m->total - m->got)
-        return tlm_core_protocol_error(src, "collective", len);
-    if (plen)
-        memcpy(m->buf + h->offset, h + 1, plen);
-    m->got += plen;
+    tlm_core_node_fini();
+    tlm_core_coll_msg_fini();
+    free(C.leaders);
+    free(C.reps);
+    memset(&C, 0, sizeof(C));
 }
 
-static int coll_send(int dst, uint32_t seq, uint16_t round, const void *data,
-                     size_t len)
-{
-    tlm_am_frag_hdr_t h = {{TLM_AM_COLL, 0, round, seq}, 0, len, 0};
-    return tlm_core_send_stream(dst, &h, sizeof(h), data, len);
-}
+/* ---- barrier ------------------------------------------------------------- */
 
-/* Wait for the whole message (src, seq, round) and hand its bytes over. */
-static int coll_recv(int src, uint32_t seq, uint16_t round, void *dst,
-                     size_t len)
+static int hier_barrier(uint32_t seq)
 {
-    tlm_coll_msg_t *m, **link = NULL;
-    tlm_wait_t w;
-    /* Every rank takes part, so any death dooms the collective: watch them
-     * all (src may itself wait for the dead one).  Not in finalize's
-     * barrier: ranks that left it may be gone, and network transports
-     * cannot tell a rank that exited after finalize from a dead one. */
-    tlm_core_wait_init(&w, tlm_core.finalizing ? src : -1);
-    for (;;) {
-        m = inbox_find(src, seq, round, &link);
-        if (m && m->got == m->total)
-            break;
-        if (coll_err && coll_err[src].status != TELEMEM_OK &&
-            coll_err[src].seq == seq) {
-            tlm_error("collective %u: a message from rank %d was refused "
-                      "(see above); this collective cannot complete", seq,
-                      src);
-            return coll_err[src].status;
-        }
-        if (tlm_core_peer_left(src)) { /* what it sent came before LEAVE */
-            tlm_error("collective %u: rank %d has left the job", seq, src);
-            tlm_core.peer_gone = true;
-            return TELEMEM_ERR_PEER_DEAD;
-        }
-        int rc = tlm_core_wait_step(&w);
-        if (rc != TELEMEM_OK)
-            return rc;
+    int nl = tlm_core_node.nlocal;
+    if (nl == 1)
+        return multi() ? tlm_core_coll_msg_barrier(&C.lead, seq, 0)
+                       : TELEMEM_OK;
+    uint64_t s;
+    (void)tlm_core_node_begin(false, &s);
+    bool last = tlm_core_node_arrive(s);
+    if (!multi()) {
+        if (!last)
+            return tlm_core_node_wait_release(s);
+        tlm_core_node_release(s, TELEMEM_OK);
+        return TELEMEM_OK;
     }
-    *link = m->next;
-    int rc = TELEMEM_OK;
-    if (m->total != len) {
-        tlm_error("collective mismatch: rank %d sent %zu bytes, expected %zu "
-                  "(ranks called different collectives or sizes?)", src,
-                  m->total, len);
-        rc = TELEMEM_ERR_PROTOCOL;
-    } else if (len) {
-        memcpy(dst, m->buf, len);
-    }
-    inbox_free(m);
-    return rc;
-}
-
-/* Start collective number ++coll_seq.  bytes: the largest message it sends,
- * refused on every rank (they all pass the same size) when a receiver's
- * reassembly cap could not take it as an early arrival. */
-static int coll_enter(const char *what, size_t bytes)
-{
-    int rc = tlm_core_check_comm();
-    if (rc != TELEMEM_OK)
-        return rc;
-    if (bytes > tlm_core_reasm_max()) {
-        tlm_error("%s: %zu bytes per message is more than a rank buffers "
-                  "per source (%zu bytes)", what, bytes,
-                  tlm_core_reasm_max());
-        return TELEMEM_ERR_INVALID_ARG;
-    }
-    tlm_core.coll_seq++;
-    return TELEMEM_OK;
-}
-
-/* Leave the current collective: its stragglers (if it failed) are freed. */
-static int coll_leave(int rc)
-{
-    coll_done = tlm_core.coll_seq;
-    inbox_sweep();
-    for (int r = 0; coll_nholes && r < tlm_core.nranks; r++) {
-        if (coll_err[r].status != TELEMEM_OK &&
-            !seq_after(coll_err[r].seq, coll_done)) {
-            coll_err[r].status = TELEMEM_OK;
-            coll_nholes--;
-        }
-    }
+    if (!is_leader())
+        return tlm_core_node_wait_release(s);
+    int rc = tlm_core_node_wait_all(s);
+    if (rc == TELEMEM_OK)
+        rc = tlm_core_coll_msg_barrier(&C.lead, seq, 0);
+    tlm_core_node_release(s, rc);
     return rc;
 }
 
 int telemem_barrier(void)
 {
     TLM_API_GUARD();
-    int rc = coll_enter("barrier", 0);
+    int rc = tlm_core_coll_enter("barrier", 0);
     if (rc != TELEMEM_OK)
         return rc;
-    int n = tlm_core.nranks, me = tlm_core.rank;
     uint32_t seq = tlm_core.coll_seq;
-    uint16_t round = 0;
-    for (int k = 1; k < n && rc == TELEMEM_OK; k <<= 1, round++) {
-        rc = coll_send((me + k) % n, seq, round, NULL, 0);
-        if (rc == TELEMEM_OK)
-            rc = coll_recv((me - k + n) % n, seq, round, NULL, 0);
-    }
-    return coll_leave(rc);
+    tlm_debug("barrier %u: %s", seq,
+              !hier() ? "flat (dissemination)"
+              : multi() ? "node step, leaders' dissemination"
+                        : "node step");
+    rc = hier() ? hier_barrier(seq) : tlm_core_coll_msg_barrier(&C.world,
+                                                                seq, 0);
+    return tlm_core_coll_leave(rc);
 }
 
-static int bcast(void *buf, size_t bytes, int root, uint32_t seq)
+/* ---- broadcast ------------------------------------------------------------- */
+
+/* bytes of buf from local rank rootl to the node's other ranks, a set at
+ * a time; rootl releases the first step with status (an error it met
+ * before, which every rank then returns). */
+static int node_bcast(void *buf, size_t bytes, int rootl, int status)
 {
-    int n = tlm_core.nranks;
-    int vr = (tlm_core.rank - root + n) % n;
+    tlm_core_node_t *N = &tlm_core_node;
+    uint8_t *b = buf;
+    size_t off = 0;
     int rc = TELEMEM_OK;
-    int mask = 1;
-    /* Receive from the parent: the rank that differs in our lowest set bit. */
-    while (mask < n) {
-        if (vr & mask) {
-            int parent = (vr - mask + root) % n;
-            rc = coll_recv(parent, seq, 0, buf, bytes);
-            break;
+    do {
+        size_t c = TLM_MIN(bytes - off, N->set_bytes);
+        uint64_t s;
+        if (N->me == rootl) {
+            rc = tlm_core_node_begin(true, &s);
+            if (rc == TELEMEM_OK && status == TELEMEM_OK && c)
+                memcpy(tlm_core_node_set(s), b + off, c);
+            tlm_core_node_arrive(s);
+            tlm_core_node_release(s, rc != TELEMEM_OK ? rc : status);
+        } else {
+            (void)tlm_core_node_begin(false, &s);
+            tlm_core_node_arrive(s);
+            rc = tlm_core_node_wait_release(s);
+            if (rc == TELEMEM_OK && c)
+                memcpy(b + off, tlm_core_node_set(s), c);
         }
-        mask <<= 1;
+        off += c;
+    } while (rc == TELEMEM_OK && status == TELEMEM_OK && off < bytes);
+    return rc != TELEMEM_OK ? rc : status;
+}
+
+/* Node representatives of a broadcast from root: every node's leader,
+ * root for its own node. */
+static int hier_bcast(void *buf, size_t bytes, int root, uint32_t seq)
+{
+    int rnode = node_of(root);
+    int rep = rnode == C.node ? root : C.leaders[C.node];
+    int rc = TELEMEM_OK;
+    if (multi() && rep == tlm_core.rank) {
+        memcpy(C.reps, C.leaders, (size_t)C.nnodes * sizeof(int));
+        C.reps[rnode] = root;
+        tlm_core_coll_grp_t g = {C.nnodes, C.node, C.reps};
+        rc = tlm_core_coll_msg_bcast(&g, buf, bytes, rnode, seq, 0);
     }
-    /* Send to children below that bit. */
-    mask >>= 1;
-    while (mask > 0 && rc == TELEMEM_OK) {
-        if (vr + mask < n)
-            rc = coll_send((vr + mask + root) % n, seq, 0, buf, bytes);
-        mask >>= 1;
-    }
-    return rc;
+    if (tlm_core_node.nlocal == 1 || !bytes)
+        return rc;
+    int rootl = 0;
+    while (tlm_core_node.rank[rootl] != rep)
+        rootl++;
+    return node_bcast(buf, bytes, rootl, rc);
 }
 
 int telemem_broadcast(void *buf, size_t bytes, int root)
@@ -283,47 +195,199 @@ int telemem_broadcast(void *buf, size_t bytes, int root)
                                                  : "root out of range");
         return TELEMEM_ERR_INVALID_ARG;
     }
-    rc = coll_enter("broadcast", bytes);
+    rc = tlm_core_coll_enter("broadcast", bytes);
     if (rc != TELEMEM_OK)
         return rc;
-    return coll_leave(bcast(buf, bytes, root, tlm_core.coll_seq));
+    uint32_t seq = tlm_core.coll_seq;
+    tlm_debug("broadcast %u: %zu bytes from rank %d: %s", seq, bytes, root,
+              !hier() ? "flat (binomial)"
+              : multi() ? "leaders' binomial tree, node steps"
+                        : "node steps");
+    rc = hier() ? hier_bcast(buf, bytes, root, seq)
+                : tlm_core_coll_msg_bcast(&C.world, buf, bytes, root, seq, 0);
+    return tlm_core_coll_leave(rc);
 }
 
-static size_t type_size(telemem_type_t t)
+/* ---- allreduce ------------------------------------------------------------- */
+
+typedef struct {
+    telemem_type_t type;
+    telemem_op_t op;
+    size_t es;
+} red_t;
+
+/* dst = slot 0 op slot 1 op ... of step s, bytes [off, off + c) of each
+ * (in local-rank order: the same bits whoever reduces). */
+static void reduce_slots(const red_t *rd, uint8_t *dst, uint64_t s,
+                         bool small, size_t off, size_t c)
 {
-    switch (t) {
-    case TELEMEM_INT32: case TELEMEM_FLOAT: return 4;
-    case TELEMEM_INT64: case TELEMEM_UINT64: case TELEMEM_DOUBLE: return 8;
-    case TELEMEM_COMPLEX_FLOAT: case TELEMEM_COMPLEX_DOUBLE: break;
+    int nl = tlm_core_node.nlocal;
+    for (int l = 0; l < nl; l++) {
+        const uint8_t *src = (small ? tlm_core_node_small(s, l)
+                                    : tlm_core_node_slot(s, l)) + off;
+        if (l == 0)
+            memcpy(dst, src, c);
+        else
+            tlm_core_coll_combine(dst, src, c / rd->es, rd->type, rd->op);
     }
-    return 0; /* complex types: no ordering, not reducible here */
 }
 
-/* NOLINTBEGIN(bugprone-macro-parentheses): T is a type name, which cannot
- * be parenthesised in a declaration. */
-#define COMBINE(T)                                                          \
-    do {                                                                    \
-        T *a = acc;                                                         \
-        const T *b = in;                                                    \
-        for (size_t i = 0; i < count; i++) {                                \
-            if (op == TELEMEM_SUM) a[i] = (T)(a[i] + b[i]);                 \
-            else if (op == TELEMEM_MIN) a[i] = b[i] < a[i] ? b[i] : a[i];   \
-            else a[i] = b[i] > a[i] ? b[i] : a[i];                          \
-        }                                                                   \
-    } while (0)
-/* NOLINTEND(bugprone-macro-parentheses) */
-
-static void combine(void *acc, const void *in, size_t count,
-                    telemem_type_t type, telemem_op_t op)
+/* Do the pieces of an allreduce of bytes in large slots take the split
+ * reduction?  When the node reduces at least the threshold per piece
+ * (ranks x piece): one reducer then reads that much (time, and pages it
+ * maps), where the split makes every rank read a stripe of each slot at
+ * the cost of one more node step.  Decided for the whole allreduce: a
+ * short last piece of a long one is split too (one rank would otherwise
+ * map that piece of every slot: 8 MiB of 64 ranks' 128 KiB tails). */
+static bool split(size_t bytes)
 {
-    switch (type) {
-    case TELEMEM_INT32: COMBINE(int32_t); break;
-    case TELEMEM_INT64: COMBINE(int64_t); break;
-    case TELEMEM_UINT64: COMBINE(uint64_t); break;
-    case TELEMEM_FLOAT: COMBINE(float); break;
-    case TELEMEM_DOUBLE: COMBINE(double); break;
-    case TELEMEM_COMPLEX_FLOAT: case TELEMEM_COMPLEX_DOUBLE: break;
+    return (uint64_t)TLM_MIN(bytes, tlm_core_node.slot) *
+               (uint64_t)tlm_core_node.nlocal >=
+           tlm_core_coll_thr[TLM_COLL_SPLIT];
+}
+
+/* The split reduction of step s's piece (c bytes in the large slots, every
+ * rank arrived or arriving): when all have arrived, each rank combines
+ * its stripe of whole cache lines of every slot into the result slot of
+ * the next step's set (data is read before a rank arrives at the step
+ * after the one whose set holds it), then arrives at that step; with
+ * wait, it returns once all have, and *res holds the whole result. */
+static int split_piece(const red_t *rd, uint64_t s, size_t c, bool wait,
+                       uint8_t **res)
+{
+    tlm_core_node_t *N = &tlm_core_node;
+    int rc = tlm_core_node_wait_all(s);
+    if (rc != TELEMEM_OK)
+        return rc;
+    uint64_t s2;
+    (void)tlm_core_node_begin(false, &s2); /* the set of s2: free since s */
+    *res = tlm_core_node_result(s2);
+    size_t lines = (c + 63) / 64;
+    size_t lo = TLM_MIN(lines * (size_t)N->me / (size_t)N->nlocal * 64, c);
+    size_t hi = TLM_MIN(lines * (size_t)(N->me + 1) / (size_t)N->nlocal * 64,
+                        c);
+    if (hi > lo)
+        reduce_slots(rd, *res + lo, s, false, lo, hi - lo);
+    tlm_core_node_arrive(s2);
+    return wait ? tlm_core_node_wait_all(s2) : TELEMEM_OK;
+}
+
+/* One node: per piece, each rank writes its slot; the last to arrive
+ * reduces every slot into the result and releases, or (split) every rank
+ * reduces a stripe; then each copies the result out. */
+static int node_allreduce(const red_t *rd, uint8_t *buf, size_t bytes)
+{
+    tlm_core_node_t *N = &tlm_core_node;
+    bool small = bytes <= N->small;
+    size_t piece = small ? N->small : N->slot;
+    int rc = TELEMEM_OK;
+    for (size_t off = 0; rc == TELEMEM_OK && off < bytes; off += piece) {
+        size_t c = TLM_MIN(piece, bytes - off);
+        uint64_t s;
+        rc = tlm_core_node_begin(true, &s);
+        if (rc != TELEMEM_OK)
+            break;
+        uint8_t *mine = small ? tlm_core_node_small(s, N->me)
+                              : tlm_core_node_slot(s, N->me);
+        uint8_t *res = small ? tlm_core_node_small(s, N->nlocal)
+                             : tlm_core_node_result(s);
+        memcpy(mine, buf + off, c);
+        bool last = tlm_core_node_arrive(s);
+        if (!small && split(bytes)) {
+            rc = split_piece(rd, s, c, true, &res);
+        } else if (last) {
+            reduce_slots(rd, res, s, small, 0, c);
+            tlm_core_node_release(s, TELEMEM_OK);
+        } else {
+            rc = tlm_core_node_wait_release(s);
+        }
+        if (rc == TELEMEM_OK)
+            memcpy(buf + off, res, c);
     }
+    return rc;
+}
+
+/* Several nodes, the node's part of a piece of step s in the large slots
+ * (each rank wrote its slot and arrived): the leader gets the node's
+ * reduction in dst, from the split reduction (sp) or its own. */
+static int multi_piece(const red_t *rd, uint8_t *dst, uint64_t s, size_t c,
+                       bool sp)
+{
+    if (sp) {
+        uint8_t *res;
+        int rc = split_piece(rd, s, c, is_leader(), &res);
+        if (rc == TELEMEM_OK && is_leader())
+            memcpy(dst, res, c);
+        return rc;
+    }
+    if (!is_leader()) /* the leader reads the set until it releases */
+        return tlm_core_node_wait_release(s);
+    int rc = tlm_core_node_wait_all(s);
+    if (rc == TELEMEM_OK)
+        reduce_slots(rd, dst, s, false, 0, c);
+    tlm_core_node_release(s, rc);
+    return rc;
+}
+
+/* Several nodes: per piece, the node's reduction reaches the leader; the
+ * leaders' allreduce; the leader's broadcast to its node.  A small one is
+ * a single node step (the leader reduces and releases the result). */
+static int multi_allreduce(const red_t *rd, uint8_t *buf, size_t count,
+                           uint32_t seq)
+{
+    tlm_core_node_t *N = &tlm_core_node;
+    size_t bytes = count * rd->es;
+    bool small = bytes <= N->small;
+    size_t piece = small ? N->small : N->slot;
+    int rc = TELEMEM_OK;
+    uint64_t s = 0;
+    for (size_t off = 0; rc == TELEMEM_OK && off < bytes; off += piece) {
+        size_t c = TLM_MIN(piece, bytes - off);
+        rc = tlm_core_node_begin(true, &s);
+        if (rc != TELEMEM_OK)
+            break;
+        memcpy(small ? tlm_core_node_small(s, N->me)
+                     : tlm_core_node_slot(s, N->me), buf + off, c);
+        tlm_core_node_arrive(s);
+        if (!small)
+            rc = multi_piece(rd, buf + off, s, c, split(bytes));
+        else if (is_leader())
+            rc = tlm_core_node_wait_all(s);
+        if (small && is_leader() && rc == TELEMEM_OK)
+            reduce_slots(rd, buf, s, true, 0, c);
+    }
+    if (is_leader() && rc == TELEMEM_OK)
+        rc = tlm_core_coll_msg_allreduce(&C.lead, buf, count, rd->type,
+                                         rd->op, seq, 0);
+    if (small) { /* the same step: the leader releases the result */
+        uint8_t *res = tlm_core_node_small(s, N->nlocal);
+        if (is_leader()) {
+            if (rc == TELEMEM_OK)
+                memcpy(res, buf, bytes);
+            tlm_core_node_release(s, rc);
+            return rc;
+        }
+        if (rc == TELEMEM_OK)
+            rc = tlm_core_node_wait_release(s);
+        if (rc == TELEMEM_OK)
+            memcpy(buf, res, bytes);
+        return rc;
+    }
+    return node_bcast(buf, bytes, 0, is_leader() ? rc : TELEMEM_OK);
+}
+
+static int hier_allreduce(const red_t *rd, void *buf, size_t count,
+                          uint32_t seq)
+{
+    if (!count) /* on every node alike (a node of one rank too) */
+        return TELEMEM_OK;
+    if (tlm_core_node.nlocal == 1)
+        return multi() ? tlm_core_coll_msg_allreduce(&C.lead, buf, count,
+                                                     rd->type, rd->op, seq, 0)
+                       : TELEMEM_OK;
+    if (!multi())
+        return node_allreduce(rd, buf, count * rd->es);
+    return multi_allreduce(rd, buf, count, seq);
 }
 
 int telemem_allreduce(void *buf, size_t count, telemem_type_t type,
@@ -333,43 +397,136 @@ int telemem_allreduce(void *buf, size_t count, telemem_type_t type,
     int rc = tlm_core_check_comm();
     if (rc != TELEMEM_OK)
         return rc;
-    size_t es = type_size(type);
-    if (!es || (op != TELEMEM_SUM && op != TELEMEM_MIN && op != TELEMEM_MAX) ||
-        (!buf && count) || (count && es > SIZE_MAX / count)) {
+    size_t es = tlm_core_coll_type_size(type);
+    bool bad_op = op != TELEMEM_SUM && op != TELEMEM_MIN && op != TELEMEM_MAX;
+    if (!es || bad_op || (!buf && count) || (count && es > SIZE_MAX / count)) {
         tlm_error("allreduce: %s", !es ? "unknown type"
-                  : (op != TELEMEM_SUM && op != TELEMEM_MIN &&
-                     op != TELEMEM_MAX) ? "unknown operator"
+                  : bad_op ? "unknown operator"
                   : (!buf && count) ? "buffer is NULL" : "count too large");
         return TELEMEM_ERR_INVALID_ARG;
     }
-    size_t bytes = count * es;
-    rc = coll_enter("allreduce", bytes);
+    rc = tlm_core_coll_enter("allreduce", count * es);
     if (rc != TELEMEM_OK)
         return rc;
     uint32_t seq = tlm_core.coll_seq;
-    int n = tlm_core.nranks, me = tlm_core.rank;
-    void *tmp = bytes ? malloc(bytes) : NULL;
-    if (bytes && !tmp) {
-        tlm_error("allreduce: no memory for %zu bytes", bytes);
-        return coll_leave(TELEMEM_ERR_NO_MEMORY);
-    }
-    /* Binomial reduction towards rank 0; each rank combines its children in
-     * increasing distance, so the order is the same on every run. */
-    for (int mask = 1; mask < n && rc == TELEMEM_OK; mask <<= 1) {
-        if (me & mask) {
-            rc = coll_send(me - mask, seq, 1, buf, bytes);
+    red_t rd = {type, op, es};
+    size_t bytes = count * es;
+    bool sm = hier() && bytes <= tlm_core_node.small;
+    tlm_debug("allreduce %u: %zu bytes: %s%s%s", seq, bytes,
+              !hier() ? "flat (binomial reduction, broadcast)"
+              : sm ? "node step (small slots, "
+                   : "node steps (large slots, ",
+              !hier() ? ""
+              : sm ? (multi() ? "the leader reduces" : "last arrival reduces")
+              : split(bytes) ? "every rank reduces a stripe"
+              : multi() ? "the leader reduces" : "last arrival reduces",
+              !hier() ? ""
+              : multi() ? sm ? "), leaders' binomial reduction and broadcast"
+                             : "), leaders' binomial reduction and "
+                               "broadcast, node broadcast"
+                        : ")");
+    rc = hier() ? hier_allreduce(&rd, buf, count, seq)
+                : tlm_core_coll_msg_allreduce(&C.world, buf, count, type, op,
+                                              seq, 0);
+    return tlm_core_coll_leave(rc);
+}
+
+/* ---- allgather ------------------------------------------------------------- */
+
+/* Every local rank's b bytes from in into out (at its rank's place), a
+ * piece per step; gather_only: only the leader needs them (it reads a
+ * step's set before it arrives at the next, which the others wait for
+ * before they write the set again). */
+static int node_allgather(const uint8_t *in, uint8_t *out, size_t b,
+                          bool gather_only)
+{
+    tlm_core_node_t *N = &tlm_core_node;
+    bool small = b <= N->small;
+    size_t piece = small ? N->small : N->slot;
+    int rc = TELEMEM_OK;
+    for (size_t off = 0; rc == TELEMEM_OK && off < b; off += piece) {
+        size_t c = TLM_MIN(piece, b - off);
+        uint64_t s;
+        rc = tlm_core_node_begin(true, &s);
+        if (rc != TELEMEM_OK)
             break;
-        }
-        if (me + mask < n) {
-            rc = coll_recv(me + mask, seq, 1, tmp, bytes);
-            if (rc == TELEMEM_OK && count)
-                combine(buf, tmp, count, type, op);
-        }
+        memcpy(small ? tlm_core_node_small(s, N->me)
+                     : tlm_core_node_slot(s, N->me), in + off, c);
+        bool last = tlm_core_node_arrive(s);
+        if (gather_only && !is_leader())
+            continue;
+        if (gather_only)
+            rc = tlm_core_node_wait_all(s);
+        else if (last)
+            tlm_core_node_release(s, TELEMEM_OK);
+        else
+            rc = tlm_core_node_wait_release(s);
+        for (int l = 0; rc == TELEMEM_OK && l < N->nlocal; l++)
+            memcpy(out + (size_t)N->rank[l] * b + off,
+                   small ? tlm_core_node_small(s, l)
+                         : tlm_core_node_slot(s, l), c);
     }
-    free(tmp);
+    return rc;
+}
+
+/* The leaders swap their nodes' blocks (each node's ranks' contributions
+ * in rank order) and lay them out in out. */
+static int leaders_allgather(uint8_t *out, size_t b, uint32_t seq)
+{
+    int n = tlm_core.nranks, nn = C.nnodes;
+    size_t *len = calloc((size_t)nn, sizeof(size_t));
+    void **blk = calloc((size_t)nn, sizeof(void *));
+    int rc = len && blk ? TELEMEM_OK : TELEMEM_ERR_NO_MEMORY;
+    for (int r = 0; rc == TELEMEM_OK && r < n; r++)
+        len[node_of(r)] += b;
+    for (int k = 0; rc == TELEMEM_OK && k < nn; k++)
+        if (len[k] && !(blk[k] = malloc(len[k])))
+            rc = TELEMEM_ERR_NO_MEMORY;
+    size_t *at = rc == TELEMEM_OK ? calloc((size_t)nn, sizeof(size_t)) : NULL;
+    if (rc == TELEMEM_OK && !at)
+        rc = TELEMEM_ERR_NO_MEMORY;
+    for (int r = 0; rc == TELEMEM_OK && r < n; r++)
+        if (node_of(r) == C.node) {
+            memcpy((uint8_t *)blk[C.node] + at[C.node], out + (size_t)r * b,
+                   b);
+            at[C.node] += b;
+        }
     if (rc == TELEMEM_OK)
-        rc = bcast(buf, bytes, 0, seq);
-    return coll_leave(rc);
+        rc = tlm_core_coll_msg_exchange(&C.lead, blk, len, seq, 0);
+    if (at)
+        memset(at, 0, (size_t)nn * sizeof(size_t));
+    for (int r = 0; rc == TELEMEM_OK && r < n; r++) {
+        int k = node_of(r);
+        memcpy(out + (size_t)r * b, (uint8_t *)blk[k] + at[k], b);
+        at[k] += b;
+    }
+    if (!len || !blk || !at)
+        tlm_error("allgather: no memory for the nodes' blocks");
+    for (int k = 0; blk && k < nn; k++)
+        free(blk[k]);
+    free(blk);
+    free(len);
+    free(at);
+    return rc;
+}
+
+static int hier_allgather(const void *in, void *out, size_t b, uint32_t seq)
+{
+    int nl = tlm_core_node.nlocal;
+    uint8_t *o = out;
+    if (nl > 1 && !multi())
+        return node_allgather(in, o, b, false);
+    int rc = TELEMEM_OK;
+    if (nl == 1)
+        memmove(o + (size_t)tlm_core.rank * b, in, b);
+    else
+        rc = node_allgather(in, o, b, true);
+    if (is_leader() && rc == TELEMEM_OK && multi())
+        rc = leaders_allgather(o, b, seq);
+    if (nl == 1)
+        return rc;
+    return node_bcast(o, (size_t)tlm_core.nranks * b, 0,
+                      is_leader() ? rc : TELEMEM_OK);
 }
 
 int telemem_allgather(const void *in, void *out, size_t bytes_per_rank)
@@ -379,45 +536,39 @@ int telemem_allgather(const void *in, void *out, size_t bytes_per_rank)
     if (rc != TELEMEM_OK)
         return rc;
     int n = tlm_core.nranks, me = tlm_core.rank;
-    if (bytes_per_rank && (!in || !out || bytes_per_rank > SIZE_MAX / (size_t)n)) {
+    size_t b = bytes_per_rank;
+    if (b && (!in || !out || b > SIZE_MAX / (size_t)n)) {
         tlm_error("allgather: %s", !in || !out ? "buffer is NULL"
                                                : "size too large");
         return TELEMEM_ERR_INVALID_ARG;
     }
-    rc = coll_enter("allgather", bytes_per_rank);
+    rc = tlm_core_coll_enter("allgather", hier() && multi() ? b * (size_t)n
+                                                            : b);
     if (rc != TELEMEM_OK)
         return rc;
     uint32_t seq = tlm_core.coll_seq;
-    uint8_t *o = out;
-    if (bytes_per_rank)
-        memmove(o + (size_t)me * bytes_per_rank, in, bytes_per_rank);
-    for (int k = 1; k < n && rc == TELEMEM_OK; k++)
-        rc = coll_send((me + k) % n, seq, 0, in, bytes_per_rank);
-    for (int k = 1; k < n && rc == TELEMEM_OK; k++) {
-        int src = (me - k + n) % n;
-        rc = coll_recv(src, seq, 0, o + (size_t)src * bytes_per_rank,
-                       bytes_per_rank);
+    tlm_debug("allgather %u: %zu bytes per rank: %s", seq, b,
+              !hier() ? "flat (direct exchange)"
+              : multi() ? "node steps to the leader, leaders' exchange, "
+                          "node broadcast"
+                        : "node steps");
+    if (hier() && b) {
+        rc = hier_allgather(in, out, b, seq);
+    } else if (!hier()) {
+        uint8_t *o = out;
+        if (b)
+            memmove(o + (size_t)me * b, in, b);
+        void **blk = malloc((size_t)n * sizeof(void *));
+        size_t *len = malloc((size_t)n * sizeof(size_t));
+        rc = blk && len ? TELEMEM_OK : TELEMEM_ERR_NO_MEMORY;
+        for (int r = 0; rc == TELEMEM_OK && r < n; r++) {
+            blk[r] = o + (size_t)r * b;
+            len[r] = b;
+        }
+        if (rc == TELEMEM_OK)
+            rc = tlm_core_coll_msg_exchange(&C.world, blk, len, seq, 0);
+        free(blk);
+        free(len);
     }
-    return coll_leave(rc);
-}
-
-void tlm_core_coll_init(void)
-{
-    coll_done = tlm_core.coll_seq;
-    /* Without it a refused message is still logged, but a collective that
-     * needed it waits until TELEMEM_TIMEOUT instead of failing at once. */
-    coll_err = calloc((size_t)tlm_core.nranks, sizeof(*coll_err));
-    tlm_am_set_handler(TLM_AM_COLL, on_coll);
-}
-
-void tlm_core_coll_fini(void)
-{
-    while (tlm_core.coll_inbox) {
-        tlm_coll_msg_t *m = tlm_core.coll_inbox;
-        tlm_core.coll_inbox = m->next;
-        inbox_free(m);
-    }
-    free(coll_err);
-    coll_err = NULL;
-    coll_nholes = 0;
+    return tlm_core_coll_leave(rc);
 }

@@ -146,6 +146,15 @@ static int run_chain(int rank, bool write, const tlm_direct_seg_t *segs,
     rc = tlm_core_dx_order(rank, p, lo, ext, &e);
     if (rc != TELEMEM_OK)
         return rc;
+    /* A driver rides on its transport's connection (direct.h): a block's
+     * key comes with telemem_malloc_all, before any message to the peer
+     * may have made the first contact. */
+    if (TLM_UNLIKELY(!p->contacted)) {
+        rc = tlm_transport_connect(tlm_am.peers[rank].tp, rank);
+        if (rc != TELEMEM_OK)
+            return rc;
+        p->contacted = true;
+    }
     /* From here no poll runs before the driver has the chain: the key
      * cannot be withdrawn under us. */
     tlm_wait_t w;

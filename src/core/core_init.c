@@ -40,7 +40,7 @@ const char *telemem_transport_name(int rank)
 
 const char *telemem_config_string(void)
 {
-    return tlm_core.initialized ? tlm_core_config_string() : "";
+    return tlm_core.initialized ? tlm_config_string() : "";
 }
 
 /* ---- waiting (core_wait.c) ---------------------------------------------- */
@@ -114,15 +114,68 @@ static void host_id(char *buf, size_t n)
     snprintf(buf, n, "%s/%s/%s", host, boot, ns);
 }
 
+/* A rank's host id and its position, sorted by id (node_leaders). */
+typedef struct {
+    uint64_t hash;
+    int rank;
+} host_key_t;
+
+static int cmp_host(const void *a, const void *b)
+{
+    const host_key_t *x = a, *y = b;
+    if (x->hash != y->hash)
+        return x->hash < y->hash ? -1 : 1;
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static uint64_t fnv1a(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* tlm_core.node_leader from the ranks' host ids (hashed: keys[r] is rank
+ * r's); every rank of this node (same[]) gets this node's lowest rank,
+ * whatever the hashes say. */
+static int node_leaders(host_key_t *keys, const bool *same)
+{
+    int n = tlm_core.nranks;
+    tlm_core.node_leader = malloc((size_t)n * sizeof(int));
+    if (!tlm_core.node_leader)
+        return TELEMEM_ERR_NO_MEMORY;
+    qsort(keys, (size_t)n, sizeof(*keys), cmp_host);
+    for (int i = 0, lead = 0; i < n; i++) {
+        if (i == 0 || keys[i].hash != keys[i - 1].hash)
+            lead = keys[i].rank;
+        tlm_core.node_leader[keys[i].rank] = lead;
+    }
+    int mine = tlm_core.rank;
+    for (int r = 0; r < n; r++)
+        if (same[r]) {
+            mine = r;
+            break;
+        }
+    for (int r = 0; r < n; r++)
+        if (same[r])
+            tlm_core.node_leader[r] = mine;
+    return TELEMEM_OK;
+}
+
 /* Which ranks share this node (same host, boot and network namespace),
- * and whether any rank of the job may use the direct path
- * (tlm_core.job_direct): each rank publishes "<host id>#<0|1>", 1 when
- * its own setting (direct) allows the direct path. */
+ * each node's lowest rank (tlm_core.node_leader), and whether any rank of
+ * the job may use the direct path (tlm_core.job_direct): each rank
+ * publishes "<host id>#<0|1>", 1 when its own setting (direct) allows the
+ * direct path. */
 static int find_same_node(bool *same, bool direct)
 {
     char me[400], other[400], key[64];
     size_t len;
     int rc;
+    host_key_t *keys = malloc((size_t)tlm_core.nranks * sizeof(*keys));
+    if (!keys)
+        return TELEMEM_ERR_NO_MEMORY;
     host_id(me, sizeof(me) - 2);
     size_t hl = strlen(me);
     snprintf(me + hl, sizeof(me) - hl, "#%d", direct);
@@ -138,7 +191,12 @@ static int find_same_node(bool *same, bool direct)
                   strncmp(me, other, hl) == 0;
         if (flag && strcmp(flag, "#1") == 0)
             tlm_core.job_direct = true;
+        keys[r] = (host_key_t){
+            fnv1a(other, flag ? (size_t)(flag - other) : strlen(other)), r};
     }
+    if (rc == TELEMEM_OK)
+        rc = node_leaders(keys, same);
+    free(keys);
     return rc;
 }
 
@@ -168,10 +226,18 @@ static int open_transports(void)
     int rc = same ? TELEMEM_OK : TELEMEM_ERR_NO_MEMORY;
     tlm_transport_params_t p = transport_params();
     tlm_core.job_direct = p.direct;
-    if (rc == TELEMEM_OK && n > 1)
+    if (rc == TELEMEM_OK && n > 1) {
         rc = find_same_node(same, p.direct);
-    else if (rc == TELEMEM_OK)
+    } else if (rc == TELEMEM_OK) {
         same[0] = true;
+        tlm_core.node_leader = calloc(1, sizeof(int));
+        if (!tlm_core.node_leader)
+            rc = TELEMEM_ERR_NO_MEMORY;
+    }
+    int nlocal = 0;
+    for (int r = 0; same && r < n; r++)
+        nlocal += same[r];
+    p.node_bytes = tlm_core_coll_node_bytes(nlocal);
     p.rank = tlm_core.rank;
     p.size = n;
     p.boot = tlm_core.boot;
@@ -182,9 +248,6 @@ static int open_transports(void)
                                   tlm_am_add_transport);
     if (rc == TELEMEM_OK)
         rc = tlm_am_check_reach();
-    int nlocal = 0;
-    for (int r = 0; same && r < n; r++)
-        nlocal += same[r];
     free(same);
     if (rc == TELEMEM_OK)
         rc = tlm_core_wait_setup(tlm_core.cfg.WAIT, nlocal);
@@ -209,10 +272,11 @@ static void teardown(void)
     tlm_core_ops_fini();
     tlm_core_region_fini();
     free(tlm_core.peers);
+    free(tlm_core.node_leader);
     if (tlm_core.boot)
         tlm_boot_close(tlm_core.boot);
     tlm_core_wait_fini();
-    tlm_core_config_fini();
+    tlm_config_fini();
     tlm_util_profile_free(&tlm_core.profile);
     memset(&tlm_core, 0, sizeof(tlm_core));
 }
@@ -224,7 +288,7 @@ static int initialize(int level, bool progress_thread);
 static int check_settings(const tlm_config_t *c)
 {
     char path[512];
-    if (!tlm_core_config_profile_path(c, path, sizeof(path)))
+    if (!tlm_config_profile_path(c, path, sizeof(path)))
         path[0] = '\0';
     if (tlm_util_profile_load(&tlm_core.profile, path) < 0)
         return TELEMEM_ERR_NO_MEMORY;
@@ -232,6 +296,8 @@ static int check_settings(const tlm_config_t *c)
     int rc = tlm_backend_check_config(c->TRANSPORT, &tp);
     if (rc == TELEMEM_OK)
         rc = tlm_core_direct_check_config(c);
+    if (rc == TELEMEM_OK)
+        rc = tlm_core_coll_check_config(c);
     if (rc == TELEMEM_OK)
         rc = tlm_core_wait_check_config(c->WAIT);
     if (rc == TELEMEM_OK)
@@ -282,6 +348,9 @@ static int start_threads(int level, const tlm_config_t *c)
     tlm_guard_leave(&g);
     if (rc != TELEMEM_OK)
         tlm_core.locking = tlm_core.biased = false;
+    tlm_core.guard = tlm_core.locking  ? TLM_GUARD_LOCK
+                     : tlm_core.biased ? TLM_GUARD_BIAS
+                                       : TLM_GUARD_NONE;
     return rc;
 }
 
@@ -296,9 +365,9 @@ static int initialize(int level, bool progress_thread)
         return TELEMEM_ERR_STATE;
     }
     memset(&tlm_core, 0, sizeof(tlm_core));
-    int rc = tlm_core_config_init(&tlm_core.cfg);
+    int rc = tlm_config_init(&tlm_core.cfg);
     if (rc != TELEMEM_OK) {
-        tlm_core_config_fini();
+        tlm_config_fini();
         return rc;
     }
     tlm_config_t *c = &tlm_core.cfg;
@@ -311,7 +380,7 @@ static int initialize(int level, bool progress_thread)
     rc = check_settings(c);
     if (rc != TELEMEM_OK) {
         tlm_util_profile_free(&tlm_core.profile);
-        tlm_core_config_fini();
+        tlm_config_fini();
         return rc;
     }
     tlm_boot_params_t bp = {
@@ -322,7 +391,7 @@ static int initialize(int level, bool progress_thread)
         .secret = c->KVS_SECRET,
         .timeout = c->TIMEOUT,
         .mode = c->BOOTSTRAP,
-        .env = tlm_core_config_launcher_env,
+        .env = tlm_config_launcher_env,
     };
     rc = tlm_boot_open(&bp, &tlm_core.boot);
     if (rc != TELEMEM_OK) {
@@ -348,11 +417,13 @@ static int initialize(int level, bool progress_thread)
     tlm_core_vector_init();
     tlm_core_atomic_init();
     tlm_core_mutex_init();
-    tlm_core_coll_init();
-    rc = tlm_core_direct_init();
+    rc = tlm_core_coll_init();
+    if (rc == TELEMEM_OK)
+        rc = tlm_core_direct_init();
     if (rc == TELEMEM_OK) {
-        tlm_core_config_append(tlm_core_direct_string());
-        tlm_core_config_append(tlm_core_wait_string());
+        tlm_config_append(tlm_core_direct_string());
+        tlm_config_append(tlm_core_coll_string());
+        tlm_config_append(tlm_core_wait_string());
         rc = tlm_core_am_init();
     }
     if (rc != TELEMEM_OK)
@@ -365,7 +436,7 @@ static int initialize(int level, bool progress_thread)
     }
     if (c->PRINT_CONFIG && tlm_core.rank == 0)
         tlm_util_log_block("telemem " TLM_VERSION " configuration:\n",
-                           tlm_core_config_string());
+                           tlm_config_string());
     tlm_debug("initialized: rank %d of %d", tlm_core.rank, tlm_core.nranks);
     return TELEMEM_OK;
 err:

@@ -146,7 +146,8 @@ static _Atomic bool stop;
  * or computes for long, still sees every request applied. */
 static _Atomic uint32_t own_words[TLM_KICK_WORDS]; /* no transport's */
 _Atomic uint32_t *tlm_core_bias_in = &own_words[TLM_KICK_INSIDE];
-_Atomic uint32_t tlm_core_bias_pt, tlm_core_bias_entries;
+_Atomic uint32_t tlm_core_bias_pt;
+uint32_t tlm_core_bias_seq;
 _Thread_local unsigned tlm_core_bias_depth
     __attribute__((tls_model("initial-exec")));
 static _Atomic uint32_t bias_waiting; /* application threads in bias_wait */
@@ -175,12 +176,16 @@ bool tlm_core_bias_setup(void)
         kick_word = own_words;
     if (stop_fd < 0)
         stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    uint64_t v;
+    while (stop_fd >= 0 && read(stop_fd, &v, sizeof(v)) > 0)
+        ; /* an earlier job's stop (a singleton initializes again) */
     if (stop_fd < 0) {
         tlm_debug("eventfd: %s: the progress thread takes the lock",
                   strerror(errno));
         return false;
     }
     tlm_core_bias_in = &kick_word[TLM_KICK_INSIDE];
+    tlm_core_bias_seq = 0;
     atomic_store(tlm_core_bias_in, 0);
     atomic_store(&tlm_core_bias_pt, 0);
     tlm_core_bias_depth = 0;
@@ -212,7 +217,8 @@ static bool bias_acquire(void)
 {
     atomic_store_explicit(&tlm_core_bias_pt, 1, memory_order_relaxed);
     syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
-    if (atomic_load_explicit(tlm_core_bias_in, memory_order_acquire) == 0)
+    if ((atomic_load_explicit(tlm_core_bias_in, memory_order_acquire) & 1) ==
+        0)
         return true;
     bias_release();
     return false;
@@ -226,7 +232,8 @@ static int bias_serve(void)
     int total = 0, n;
     while ((n = tlm_core_progress()) > 0) {
         total += n;
-        if (atomic_load_explicit(tlm_core_bias_in, memory_order_relaxed) ||
+        if ((atomic_load_explicit(tlm_core_bias_in, memory_order_relaxed) &
+             1) ||
             atomic_load_explicit(&stop, memory_order_relaxed))
             break;
     }
@@ -290,16 +297,15 @@ static void short_slice(void)
 static void bias_main(void)
 {
     long tick = TICK_MIN_NS;
-    uint32_t seen = atomic_load(&tlm_core_bias_entries);
+    uint32_t seen = atomic_load(tlm_core_bias_in);
     while (!atomic_load_explicit(&stop, memory_order_acquire)) {
         bool kicked = bias_sleep(tick);
-        uint32_t e = atomic_load_explicit(&tlm_core_bias_entries,
+        uint32_t e = atomic_load_explicit(tlm_core_bias_in,
                                           memory_order_relaxed);
         bool called = e != seen;
         seen = e;
         int n = 0;
-        if ((kicked || !called) &&
-            !atomic_load_explicit(tlm_core_bias_in, memory_order_relaxed))
+        if ((kicked || !called) && !(e & 1))
             n = bias_serve();
         if (n < 0) /* transport failure: the application sees it too */
             break;

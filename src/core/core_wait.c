@@ -5,7 +5,9 @@
  * doorbell, a completion queue's fd) until something arrives; under auto,
  * while the node has more runnable threads than CPUs, a rank bound to its
  * own CPUs spins for a time slice and others not at all, and the spin
- * shrinks while it does not pay.  Also the bounded wait of every blocking
+ * shrinks while it does not pay; a collective's node step in a job of one
+ * node sleeps on the node word instead (one wake-up for all sleepers).
+ * Also the bounded wait of every blocking
  * call (TELEMEM_TIMEOUT, liveness) and the wake-up of this process's
  * other sleeping threads.  docs/wait.md describes the protocol.  It and
  * core_thread.c call each other: a wait drops the big lock between polls,
@@ -29,6 +31,7 @@
 
 #include "core/core_wait.h"
 #include "core/core_wait_cal.h"
+#include "core/core_wait_node.h"
 
 /* Phase of a wait, in the top bits of w->idle; the low bits count the
  * empty polls of the phase.  ARMED: the transports were armed and the
@@ -325,8 +328,18 @@ static int64_t spin_budget(void)
         return INT64_MAX;
     if (W.mode == TLM_WAIT_YIELD)
         return W.block_ns;
-    if (!atomic_load_explicit(&W.over, memory_order_relaxed))
-        return atomic_load_explicit(&W.spin_ns, memory_order_relaxed);
+    bool own = W.own_cpus && !T.progress &&
+               atomic_load_explicit(&W.app_waiters, memory_order_relaxed) <=
+                   W.share;
+    if (!atomic_load_explicit(&W.over, memory_order_relaxed)) {
+        int64_t s = atomic_load_explicit(&W.spin_ns, memory_order_relaxed);
+        /* Peers on other nodes: a wait lasts a network round trip or
+         * more (a transfer), longer than a sleep costs, so the budget
+         * above would sleep through most of them and add a wake-up to
+         * each.  A rank on its own CPUs takes nothing from the peer it
+         * waits for by spinning: it spins up to a time slice. */
+        return own && tlm_am.network ? TLM_MAX(s, W.slice_ns) : s;
+    }
     /* Busy node.  A rank bound to its own share of the CPUs shares its
      * core only with other programs: its spin takes nothing from the rank
      * it waits for, and its sleep costs up to a time slice (a woken thread
@@ -336,11 +349,7 @@ static int64_t spin_budget(void)
      * or more of the rank's threads have waited than its share has CPUs,
      * so they may wait for each other there) a spin takes the core from
      * the thread it waits for: none. */
-    return W.own_cpus && !T.progress &&
-                   atomic_load_explicit(&W.app_waiters,
-                                        memory_order_relaxed) <= W.share
-               ? W.slice_ns
-               : 0;
+    return own ? W.slice_ns : 0;
 }
 
 /* ---- waking other threads ----------------------------------------------- */
@@ -465,6 +474,17 @@ static int clock_checks(tlm_wait_t *w, int64_t ns)
     return TELEMEM_OK;
 }
 
+/* A wait for one rank whose kick did not get through (its thread was
+ * awake between two ticks, or its application inside the library):
+ * sleep briefly and kick again, rather than until its thread's next tick
+ * (up to 10 ms) serves the request; 1 ms doubling, so that a rank that
+ * stays inside (stopped there) costs no more than a few wake-ups. */
+static bool kick_missed(const tlm_wait_t *w)
+{
+    return w->rank >= 0 && tlm_core.guard == TLM_GUARD_BIAS &&
+           !((unsigned)w->idle & KICKED);
+}
+
 /* Longest sleep (ms) before the wait must look at the clock again. */
 static int sleep_limit_ms(const tlm_wait_t *w, int64_t ns, bool user)
 {
@@ -475,7 +495,8 @@ static int sleep_limit_ms(const tlm_wait_t *w, int64_t ns, bool user)
         until = TLM_MIN(until, w->start + tlm_core.cfg.TIMEOUT);
     double ms = (until - now) * 1e3 + 1;
     int lim = ms < 1 ? 1 : ms > INT_MAX ? INT_MAX : (int)ms;
-    if (user && tlm_am.silent_writes)
+    if ((user && tlm_am.silent_writes) || tlm_core_wait_node_sleepers() ||
+        kick_missed(w))
         lim = TLM_MIN(lim, SHORT_SLEEP_MS
                                << TLM_MIN(T.silent_sleeps, SILENT_BACKOFF));
     return lim;
@@ -739,7 +760,8 @@ static int sleep_turn(tlm_wait_t *w, int ms, bool user)
                                                    : ms);
     }
     tlm_core_thread_app_wake(counted);
-    T.silent_sleeps += user;
+    T.silent_sleeps += user || tlm_core_wait_node_sleepers() ||
+                       kick_missed(w);
     w->idle = 1; /* spin again; an arrival ends the streak (event_turn) */
     T.t0 = 0;
     return rc;
@@ -749,16 +771,36 @@ static int sleep_turn(tlm_wait_t *w, int ms, bool user)
  * here (or that stops spinning: force) asks that rank's progress thread
  * to serve it (transport.h, kick: nothing happens unless the rank has one
  * and its application is outside the library), once per idle streak: the
- * request may sit there until its application calls the library.  True
- * if a thread was woken. */
+ * request may sit there until its application calls the library.  A kick
+ * that did not get through (the thread between two sleeps, the
+ * application inside) is tried again at the next check: a thread that
+ * found nothing at its tick sleeps twice as long, and without a second
+ * kick a request that came in that moment waited for the tick (a strided
+ * accumulate to a rank in MPI_Barrier: 2-4 ms, one run in five of
+ * ARMCI-MPI's overlap test, measured 2026-11-28).  True if a thread was
+ * woken. */
 static bool kick_check(tlm_wait_t *w, int64_t now, bool force)
 {
     if (w->rank < 0 || ((unsigned)w->idle & KICKED) ||
         (!force && now - T.t0 < atomic_load_explicit(&W.wake_ns,
                                                      memory_order_relaxed)))
         return false;
+    if (!tlm_am_kick(w->rank))
+        return false;
     w->idle = (int)((unsigned)w->idle | KICKED);
-    return tlm_am_kick(w->rank);
+    return true;
+}
+
+/* A node step's sleep on the node word (core_wait_node.c), then spin
+ * again as after any sleep. */
+static int node_turn(tlm_wait_t *w, int64_t now)
+{
+    int n = tlm_core_wait_node_sleep(sleep_limit_ms(w, now, false));
+    if (n < 0)
+        return n;
+    w->idle = n > 0 ? 0 : 1;
+    T.t0 = 0;
+    return TELEMEM_OK;
 }
 
 /* ---- one turn ----------------------------------------------------------- */
@@ -793,7 +835,12 @@ static int idle_turn(tlm_wait_t *w, bool user)
         if (rc != TELEMEM_OK || (!woke && now - T.t0 < spin_budget()))
             return rc;
         kick_check(w, now, true);
-        SET_PHASE(w, PH_YIELD);
+        tlm_core_wait_node_need(w->rank);
+        /* More ranks than CPUs: a node step's sleep costs less than the
+         * yields (the step's end wakes all at once), and a yield only
+         * delays the ranks that have yet to arrive. */
+        SET_PHASE(w, W.static_over && tlm_core_wait_node_sleep_ok() ? PH_BLOCK
+                                                                : PH_YIELD);
         T.t0 = now;
         T.yield_spent = 0;
         return TELEMEM_OK;
@@ -809,8 +856,12 @@ static int idle_turn(tlm_wait_t *w, bool user)
         SET_PHASE(w, PH_BLOCK);
         ph = PH_BLOCK;
     }
-    if (ph == PH_BLOCK)
+    if (ph == PH_BLOCK) {
+        if (tlm_core_wait_node_sleep_ok())
+            return node_turn(w, now);
+        tlm_core_wait_node_need(w->rank);
         return arm_turn(w);
+    }
     return sleep_turn(w, sleep_limit_ms(w, now, user), user);
 }
 
@@ -847,6 +898,15 @@ int tlm_core_wait_step(tlm_wait_t *w)
 int tlm_core_wait_user_step(tlm_wait_t *w)
 {
     return step(w, true);
+}
+
+int tlm_core_wait_node_step(tlm_wait_t *w, _Atomic uint64_t *word,
+                            uint64_t target)
+{
+    tlm_core_wait_node_begin(word, target);
+    int rc = step(w, false);
+    tlm_core_wait_node_begin(NULL, 0);
+    return rc;
 }
 
 void tlm_core_wait_thread_pause(tlm_wait_t *w)

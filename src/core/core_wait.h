@@ -45,6 +45,21 @@ int tlm_core_wait_step(tlm_wait_t *w);
  * also made true by direct-path writes, which wake a sleeper only where
  * the transport says so; elsewhere its sleeps are short. */
 int tlm_core_wait_user_step(tlm_wait_t *w);
+/* The same for a collective's node step (docs/coll.md): until *word
+ * reaches target, which a rank of this node makes true, then calls
+ * tlm_core_wait_node_wake.  Where the job allows (one node, no threads,
+ * no progress thread), the wait sleeps on the node word instead of its
+ * doorbell. */
+int tlm_core_wait_node_step(tlm_wait_t *w, _Atomic uint64_t *word,
+                            uint64_t target);
+/* The node word (NULL, NULL: none): a futex word and the count of its
+ * sleepers, in memory every rank of this node maps, for a job whose
+ * ranks all share this node. */
+void tlm_core_wait_node_words(_Atomic uint32_t *seq,
+                              _Atomic uint32_t *sleepers);
+/* Wake every rank of this node sleeping on the node word (one system
+ * call; a load where none sleeps). */
+void tlm_core_wait_node_wake(void);
 /* Is peer (every rank when < 0) alive and still in the job (not LEAVE)?
  * TELEMEM_OK or TELEMEM_ERR_PEER_DEAD (logged; remembered for finalize). */
 int tlm_core_check_alive(int peer);
@@ -70,8 +85,8 @@ void tlm_core_wait_thread_pause(tlm_wait_t *w);
 /* Wake every thread of this process sleeping in a wait (the progress
  * thread's stop). */
 void tlm_core_wait_wake_all(void);
-/* The futex system call on a process-private word (op is FUTEX_WAIT_PRIVATE
- * or FUTEX_WAKE_PRIVATE; ts a relative timeout or NULL). */
+/* The futex system call (op: FUTEX_WAIT or FUTEX_WAKE, _PRIVATE for a
+ * process-private word; ts a relative timeout or NULL). */
 long tlm_core_futex(_Atomic uint32_t *w, int op, uint32_t val,
                     const struct timespec *ts);
 

@@ -46,6 +46,7 @@ typedef struct dpeer {
     size_t nkeys, cap, last;
     uint32_t key_sent, key_done; /* KEY_REQ sequence */
     xent_t *x;                   /* XSLOTS express slots, or NULL */
+    bool contacted;         /* the transport's connect(peer) was called */
 } dpeer_t;
 
 /* Target side: a registered range's exposure per slot and who holds it. */

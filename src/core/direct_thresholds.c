@@ -11,31 +11,6 @@
 
 /* ---- thresholds ----------------------------------------------------------- */
 
-/* The next entry "name:size" of a list spec at *sp ("a:32k,b:1m"): 1
- * (*key, *kl its name, *v its size; *sp moves past it), 0 at the end, -1
- * malformed. */
-static int spec_next(const char **sp, const char **key, size_t *kl,
-                     size_t *v)
-{
-    const char *s = *sp;
-    if (!*s)
-        return 0;
-    size_t n = strcspn(s, ",");
-    const char *colon = memchr(s, ':', n);
-    char val[64];
-    if (!colon || colon == s || (size_t)(s + n - colon - 1) >= sizeof(val))
-        return -1;
-    size_t vl = (size_t)(s + n - colon - 1);
-    memcpy(val, colon + 1, vl);
-    val[vl] = '\0';
-    if (tlm_util_parse_size(val, v) != 0)
-        return -1;
-    *key = s;
-    *kl = (size_t)(colon - s);
-    *sp = s + n + (s[n] == ',');
-    return 1;
-}
-
 /* Look name (or alt) up in spec: "64k" or "a:32k,b:1m".  1 found, 0 not,
  * -1 malformed. */
 static int spec_lookup(const char *spec, const char *name, const char *alt,
@@ -48,7 +23,7 @@ static int spec_lookup(const char *spec, const char *name, const char *alt,
     const char *s = spec, *key;
     size_t kl, v;
     int found = 0, rc;
-    while ((rc = spec_next(&s, &key, &kl, &v)) > 0)
+    while ((rc = tlm_util_spec_next(&s, &key, &kl, &v)) > 0)
         if (!found &&
             ((name && strlen(name) == kl && !strncmp(key, name, kl)) ||
              (alt && strlen(alt) == kl && !strncmp(key, alt, kl)))) {
@@ -67,7 +42,7 @@ static void warn_unknown(const char *var, const char *spec)
         return;
     const char *s = spec, *key;
     size_t kl, v;
-    while (spec_next(&s, &key, &kl, &v) > 0) {
+    while (tlm_util_spec_next(&s, &key, &kl, &v) > 0) {
         char all[128];
         if (!tlm_backend_known_name(key, kl, all, sizeof(all)))
             tlm_warn("%s names \"%.*s\", which is no transport or direct "

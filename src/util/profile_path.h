@@ -1,7 +1,7 @@
 /* profile_path.h - where the direct path's calibration profile is: one
- * rule for the library (tlm_core_config_profile_path) and telemem-run
+ * rule for the library (tlm_config_profile_path) and telemem-run
  * --calibrate, which includes this header.  Each caller reads the
- * environment its own way (in the library only core_config.c does). */
+ * environment its own way (in the library only config/config.c does). */
 #ifndef TLM_UTIL_PROFILE_PATH_H
 #define TLM_UTIL_PROFILE_PATH_H
 

@@ -43,6 +43,11 @@ static inline bool tlm_util_ranges_overlap(uintptr_t a, size_t alen,
 /* util_parse.c: the parsers used for every configuration value.  Each
  * returns 0 on success, -1 on a malformed value (nothing stored). */
 int tlm_util_parse_size(const char *s, size_t *out);   /* "16k", "4M", "2g" */
+/* The next entry "name:size" of a list spec at *sp ("a:32k,b:1m"): 1
+ * (*key, *kl its name, *v its size; *sp moves past it), 0 at the end, -1
+ * malformed (TELEMEM_DIRECT_THRESHOLD, TELEMEM_COLL_THRESHOLD). */
+int tlm_util_spec_next(const char **sp, const char **key, size_t *kl,
+                       size_t *v);
 int tlm_util_parse_bool(const char *s, bool *out);     /* y/n/yes/no/1/0/on/off */
 int tlm_util_parse_int(const char *s, long *out);      /* decimal */
 int tlm_util_parse_seconds(const char *s, double *out); /* "30", "1.5", "200ms", "2m" */

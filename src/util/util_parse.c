@@ -1,5 +1,5 @@
 /* util_parse.c - parsers for configuration values: sizes with units,
- * booleans, integers and durations.  Pure functions. */
+ * booleans, integers, durations and "name:size" lists.  Pure functions. */
 #include <ctype.h>
 #include <math.h>
 #include <errno.h>
@@ -100,4 +100,26 @@ int tlm_util_parse_seconds(const char *s, double *out)
         return -1;
     *out = v;
     return 0;
+}
+
+int tlm_util_spec_next(const char **sp, const char **key, size_t *kl,
+                       size_t *v)
+{
+    const char *s = *sp;
+    if (!*s)
+        return 0;
+    size_t n = strcspn(s, ",");
+    const char *colon = memchr(s, ':', n);
+    char val[64];
+    if (!colon || colon == s || (size_t)(s + n - colon - 1) >= sizeof(val))
+        return -1;
+    size_t vl = (size_t)(s + n - colon - 1);
+    memcpy(val, colon + 1, vl);
+    val[vl] = '\0';
+    if (tlm_util_parse_size(val, v) != 0)
+        return -1;
+    *key = s;
+    *kl = (size_t)(colon - s);
+    *sp = s + n + (s[n] == ',');
+    return 1;
 }

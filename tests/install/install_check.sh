@@ -55,6 +55,8 @@ for f in "$pcdir"/*.pc; do
 done
 cflags="-Wall -Werror"
 [ "$san" = none ] || cflags="$cflags -fsanitize=$san"
+fflags=""
+[ "$san" = none ] || fflags="-fsanitize=$san"
 
 run2() {    # run2 NAME PROGRAM: 2 ranks through the installed telemem-run
     "$p/bin/telemem-run" -n 2 --timeout 60 "$2" >"$tmp/$1.out" 2>&1
@@ -82,7 +84,7 @@ run)
         head -c 4 "$f" | grep -q 'ELF' || continue
         case "$f" in *.a) continue ;; esac
         d=$(readelf -d "$f" 2>/dev/null) || continue
-        echo "$d" | grep -qE 'NEEDED.*\[lib(telemem|armci|gasnet)\.so' || continue
+        echo "$d" | grep -qE 'NEEDED.*\[lib(telemem|armci|gasnet|caf_telemem)\.so' || continue
         echo "$d" | grep -qE '(RUNPATH|RPATH).*\$ORIGIN' ||
             { echo "$f: needs our libraries, no \$ORIGIN RUNPATH"; echo bad >"$tmp/rp-bad"; }
     done
@@ -105,7 +107,7 @@ run)
         # benchmark with install: true is caught whatever its name).
         for f in "$p"/bin/*; do
             case "${f##*/}" in
-            telemem-run|telemem-calibrate|gasnetrun_telemem) ;;
+            telemem-run|telemem-calibrate|gasnetrun_telemem|caf-telemem) ;;
             *) fail "bin/${f##*/} installed: benchmarks go to libexec/telemem, with -Dinstall_benchmarks=true" ;;
             esac
         done
@@ -115,6 +117,19 @@ run)
     # The README's compile lines, run from the installed launcher.
     cd "$tmp" || exit 2
     for c in $clients; do
+        if [ "$c" = caf ]; then
+            # Coarray Fortran: with pkg-config, and with the wrapper.
+            # shellcheck disable=SC2046,SC2086
+            gfortran $fflags "$src/tests/install/hello_caf.f90" \
+                $(pkg-config --cflags --libs caf-telemem) -o hello_caf ||
+                fail "compile hello_caf.f90 with pkg-config caf-telemem"
+            run2 caf ./hello_caf
+            # shellcheck disable=SC2086
+            "$p/bin/caf-telemem" $fflags "$src/tests/install/hello_caf.f90" \
+                -o hello_caf_wrapper || fail "compile hello_caf.f90 with caf-telemem"
+            run2 caf-wrapper ./hello_caf_wrapper
+            continue
+        fi
         # shellcheck disable=SC2046,SC2086
         cc $cflags "$src/tests/install/hello_$c.c" \
             $(pkg-config --cflags --libs $c) \
@@ -127,6 +142,7 @@ cmake)
     [ -n "$cmake" ] || { echo "SKIP: cmake not found (Debian package cmake)"; exit 77; }
     "$cmake" -S "$src/tests/install/cmake" -B "$tmp/cmake-build" \
         -DCMAKE_PREFIX_PATH="$p" -DCMAKE_C_FLAGS="$cflags" \
+        -DCMAKE_Fortran_FLAGS="$fflags" \
         -DCLIENTS="$(echo $clients | tr ' ' ';')" \
         >"$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log"; fail "cmake configure"; }
     grep 'Telemem ' "$tmp/cmake.log"

@@ -4,6 +4,7 @@
 # --rsh "ip netns exec %h sh -c"; ranks in the same namespace use shm,
 # ranks in different ones the network transport (auto: libfabric).
 # Needs root and iproute2; otherwise the test skips (77) saying why.
+# NETNS_COUNTS=a,b: ranks on the first and the second "host" (2,2).
 # usage: netns.sh TELEMEM_RUN PROG [ARGS...]
 set -u
 run=$1; shift
@@ -33,5 +34,6 @@ for ns in "$ns1" "$ns2"; do
     ip -n "$ns" link set lo up
     i=$((i + 1))
 done
-"$run" -H "$ns1:2,$ns2:2" --rsh "ip netns exec %h sh -c" \
+counts=${NETNS_COUNTS:-2,2}
+"$run" -H "$ns1:${counts%,*},$ns2:${counts#*,}" --rsh "ip netns exec %h sh -c" \
     --kvs-addr "$net.1" --timeout 120 "$@"

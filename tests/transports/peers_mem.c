@@ -133,7 +133,7 @@ static int open_tp(tlm_boot_t *b, int rank, int size, bool *same,
 {
     /* The configuration's transport settings, as core would pass them. */
     static tlm_config_t cfg;
-    if (tlm_core_config_init(&cfg) != TELEMEM_OK)
+    if (tlm_config_init(&cfg) != TELEMEM_OK)
         return TELEMEM_ERR_CONFIG;
     cfg.OFI_PROVIDER = opt.provider;
     tlm_transport_params_t p = {
@@ -143,7 +143,7 @@ static int open_tp(tlm_boot_t *b, int rank, int size, bool *same,
     };
     int rc = backend()->check(&p);
     rc = rc == TELEMEM_OK ? backend()->open(&p, tp) : rc;
-    tlm_core_config_fini();
+    tlm_config_fini();
     return rc;
 }
 

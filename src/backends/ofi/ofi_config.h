@@ -1,5 +1,5 @@
 /* ofi_config.h - the ofi transport's settings: TLM_CONFIG rows (name,
- * type, default, range, doc; src/core/config_table.h says the syntax) and
+ * type, default, range, doc; src/config/config_table.h says the syntax) and
  * the libfabric variables it consults (TLM_CONFIG_ENV: read by the config
  * machinery, the one reader of the environment, never printed), collected
  * with every backend's by backends/backend_config.h. */

@@ -1,5 +1,5 @@
 /* shm_config.h - the shm transport's settings: TLM_CONFIG rows (name,
- * type, default, range, doc; src/core/config_table.h says the syntax),
+ * type, default, range, doc; src/config/config_table.h says the syntax),
  * collected with every backend's by backends/backend_config.h.  The
  * transport reads them as p->config->SHM_* (docs/shm.md). */
 TLM_CONFIG(SHM_BUF_SIZE, SIZE, "16k", "1k..64m",

@@ -5,5 +5,5 @@
  * be a second name for the same knob, with a rule for which one wins.  A
  * setting of the transport's own (say its pool sizes, now constants in
  * ucx_transport.c) is a TLM_CONFIG row here (name, type, default, range,
- * doc; src/core/config_table.h says the syntax), read as
+ * doc; src/config/config_table.h says the syntax), read as
  * p->config->UCX_*, as shm_config.h and ofi_config.h do. */
