@@ -485,6 +485,17 @@ static bool kick_missed(const tlm_wait_t *w)
            !((unsigned)w->idle & KICKED);
 }
 
+/* This sleep is short, and doubles while nothing arrives (from
+ * SHORT_SLEEP_MS, SILENT_BACKOFF times): something that cannot ring this
+ * wait may end it (a network driver's silent write to a user wait, a rank
+ * asleep on the node word that owes it something, a kick that did not
+ * get through). */
+static bool backoff_sleep(const tlm_wait_t *w, bool user)
+{
+    return (user && tlm_am.silent_writes) || tlm_core_wait_node_sleepers() ||
+           kick_missed(w);
+}
+
 /* Longest sleep (ms) before the wait must look at the clock again. */
 static int sleep_limit_ms(const tlm_wait_t *w, int64_t ns, bool user)
 {
@@ -495,8 +506,7 @@ static int sleep_limit_ms(const tlm_wait_t *w, int64_t ns, bool user)
         until = TLM_MIN(until, w->start + tlm_core.cfg.TIMEOUT);
     double ms = (until - now) * 1e3 + 1;
     int lim = ms < 1 ? 1 : ms > INT_MAX ? INT_MAX : (int)ms;
-    if ((user && tlm_am.silent_writes) || tlm_core_wait_node_sleepers() ||
-        kick_missed(w))
+    if (backoff_sleep(w, user))
         lim = TLM_MIN(lim, SHORT_SLEEP_MS
                                << TLM_MIN(T.silent_sleeps, SILENT_BACKOFF));
     return lim;
@@ -760,8 +770,7 @@ static int sleep_turn(tlm_wait_t *w, int ms, bool user)
                                                    : ms);
     }
     tlm_core_thread_app_wake(counted);
-    T.silent_sleeps += user || tlm_core_wait_node_sleepers() ||
-                       kick_missed(w);
+    T.silent_sleeps += user || backoff_sleep(w, user);
     w->idle = 1; /* spin again; an arrival ends the streak (event_turn) */
     T.t0 = 0;
     return rc;
