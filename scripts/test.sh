@@ -27,6 +27,7 @@ done
 scripts/install-deps.sh build test
 
 total_ok=0 total_fail=0 total_skip=0
+failed_names="" # "dir:[test=RESULT ...]" of every suite run, for the tail
 test_args=()    # extra `meson test` arguments for the next run_suite
 run_suite() {   # $1 build dir, rest: meson setup options
     local dir=$1; shift
@@ -52,15 +53,22 @@ run_suite() {   # $1 build dir, rest: meson setup options
     counts=$(python3 - "$dir/meson-logs/$log" <<'PY'
 import json, sys
 ok = fail = skip = 0
+names = []
 for line in open(sys.argv[1]):
-    r = json.loads(line)["result"]
+    t = json.loads(line)
+    r = t["result"]
     if r in ("OK", "EXPECTEDFAIL"): ok += 1
     elif r == "SKIP": skip += 1
-    else: fail += 1
-print(ok, fail, skip)
+    else:
+        fail += 1
+        names.append(t["name"] + "=" + r)
+print(ok, fail, skip, *names)
 PY
 )
-    read -r ok fail skip <<<"$counts"
+    local names
+    read -r ok fail skip names <<<"$counts"
+    # Names again at the very end: CI keeps only the tail of the output.
+    [ -n "$names" ] && failed_names="$failed_names $dir$label:[$names]"
     echo "== $dir$label: $ok passed, $fail failed, $skip skipped"
     total_ok=$((total_ok + ok)); total_fail=$((total_fail + fail)); total_skip=$((total_skip + skip))
     return $rc
@@ -110,5 +118,6 @@ if [ "$quick" = 0 ]; then
     # libarmci-mpi-dev, compile and run clients, remove (3-6 min).
     scripts/package.sh --out build-deb || status=1
 fi
+[ -n "$failed_names" ] && echo "failed:$failed_names"
 echo "$total_ok passed, $total_fail failed, $total_skip skipped"
 exit $status
