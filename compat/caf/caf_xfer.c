@@ -128,6 +128,30 @@ static int joint_list(int rank, const joint_t *j, int put)
     return rc;
 }
 
+/* Contiguous puts from this size into an image this process maps (its
+ * node, the window driver) are the runtime's own copy into the target's
+ * block (telemem_ptr), after a fence to that image so that earlier
+ * transfers land first.  telemem_put would ring a sleeping target's
+ * doorbell after each copy, and the target, woken for nothing, goes back
+ * to sleep with a membarrier that interrupts this copy (docs/caf.md,
+ * "Contiguous puts of 32 KiB to 2 MiB"); a coindexed put never needs to
+ * wake its target: an image learns of new data only through image control
+ * statements, whose posts and atomics wake it themselves.  Below this
+ * size the put's own store is as fast as the lookup. */
+#define TLM_CAF_PTR_MIN 8192
+static int put_contig(int rank, char *r, const char *l, size_t n)
+{
+    void *p;
+    int rc;
+
+    if (n < TLM_CAF_PTR_MIN || telemem_ptr(rank, r, n, &p) != TELEMEM_OK)
+        return telemem_put(rank, r, l, n);
+    rc = telemem_fence(rank);
+    if (rc == TELEMEM_OK)
+        memmove(p, l, n); /* the image's own coarray may overlap */
+    return rc;
+}
+
 static int joint_xfer(int rank, joint_t *j, int put)
 {
     size_t count[TELEMEM_MAX_STRIDE_LEVELS + 1];
@@ -151,7 +175,7 @@ static int joint_xfer(int rank, joint_t *j, int put)
         lst[i] = (size_t)j->ls[first + i];
     }
     if (levels == 0)
-        return put ? telemem_put(rank, j->r, j->l, count[0])
+        return put ? put_contig(rank, j->r, j->l, count[0])
                    : telemem_get(rank, j->l, j->r, count[0]);
     return put ? telemem_put_strided(rank, j->r, rst, j->l, lst, count,
                                      levels)

@@ -56,6 +56,17 @@ program caf_xfer
   ! big contiguous get
   call check(sum(big(:)[nb]) == 100000 * nb, 'big get')
   sync all
+  ! big contiguous puts (the runtime's own copy into the block), the
+  ! second after the first, and one within the image's own coarray
+  big(:)[nb] = -1
+  big(:)[nb] = -me
+  sync all
+  call check(all(big == -pv), 'big put')
+  sync all
+  big = [(i, i = 1, 100000)]
+  big(1:99999)[me] = big(2:100000)
+  call check(all(big(1:99999) == [(i + 1, i = 1, 99999)]), 'big put to itself')
+  sync all
 
   ! sends: strided, vector, conversion, scalar broadcast
   a(1:n:2, 1)[nb] = [(-i, i = 1, n / 2)]
