@@ -73,7 +73,8 @@ typedef unsigned int gasnetc_u4_t __attribute__((aligned(1)));
 typedef unsigned short gasnetc_u2_t __attribute__((aligned(1)));
 
 /* A put's bytes (GASNet promises nothing about the order in which they
- * land; a put of 1, 2, 4 or 8 bytes is one store).  typed: dst is
+ * land; a put of 1, 2, 4 or 8 bytes is one store, or two of the same
+ * value).  typed: dst is
  * another process's memory.  A node that may sleep in GASNET_BLOCKUNTIL
  * for them is woken at this process's next synchronisation, wait, poll,
  * barrier or exit (libgasnet; telemem_ptr_wake). */
@@ -81,18 +82,33 @@ static inline void gasnetc_store(char *dst, const void *src, size_t n,
                                  int typed)
 {
     const char *s = (const char *)src;
-    if (typed && n == 8) {
-        unsigned long long v;
-        memcpy(&v, s, 8);
-        *(gasnetc_u8_t *)(void *)dst = v;
-    } else if (typed && n == 4) {
-        unsigned int v;
-        memcpy(&v, s, 4);
-        *(gasnetc_u4_t *)(void *)dst = v;
-    } else if (typed && n == 2) {
-        unsigned short v;
-        memcpy(&v, s, 2);
-        *(gasnetc_u2_t *)(void *)dst = v;
+    if (typed && n - 1 < 64) {
+        /* Up to 64 bytes: word stores in the client's code, the last one
+         * overlapping (a call of memcpy cost as much as the put). */
+        if (n >= 8) {
+            size_t i;
+            unsigned long long v;
+            for (i = 0; i + 8 < n; i += 8) {
+                memcpy(&v, s + i, 8);
+                *(gasnetc_u8_t *)(void *)(dst + i) = v;
+            }
+            memcpy(&v, s + n - 8, 8);
+            *(gasnetc_u8_t *)(void *)(dst + n - 8) = v;
+        } else if (n >= 4) {
+            unsigned int a, b;
+            memcpy(&a, s, 4);
+            memcpy(&b, s + n - 4, 4);
+            *(gasnetc_u4_t *)(void *)dst = a;
+            *(gasnetc_u4_t *)(void *)(dst + n - 4) = b;
+        } else if (n >= 2) {
+            unsigned short a, b;
+            memcpy(&a, s, 2);
+            memcpy(&b, s + n - 2, 2);
+            *(gasnetc_u2_t *)(void *)dst = a;
+            *(gasnetc_u2_t *)(void *)(dst + n - 2) = b;
+        } else {
+            *dst = *s;
+        }
     } else if (GASNETT_PREDICT_FALSE(n > GASNETC_LONG_COPY)) {
         gasnetc_copy_long(dst, s, n);
     } else {
@@ -104,16 +120,35 @@ static inline void gasnetc_store(char *dst, const void *src, size_t n,
 static inline void gasnetc_load(void *dst, const char *src, size_t n,
                                 int typed)
 {
-    if (typed && n == 8) {
-        unsigned long long v = *(const gasnetc_u8_t *)(const void *)src;
-        memcpy(dst, &v, 8);
-    } else if (typed && n == 4) {
-        unsigned int v = *(const gasnetc_u4_t *)(const void *)src;
-        memcpy(dst, &v, 4);
+    char *d = (char *)dst;
+    if (typed && n - 1 < 64) {
+        if (n >= 8) {
+            size_t i;
+            unsigned long long v;
+            for (i = 0; i + 8 < n; i += 8) {
+                v = *(const gasnetc_u8_t *)(const void *)(src + i);
+                memcpy(d + i, &v, 8);
+            }
+            v = *(const gasnetc_u8_t *)(const void *)(src + n - 8);
+            memcpy(d + n - 8, &v, 8);
+        } else if (n >= 4) {
+            unsigned int a = *(const gasnetc_u4_t *)(const void *)src;
+            unsigned int b = *(const gasnetc_u4_t *)(const void *)(src + n - 4);
+            memcpy(d, &a, 4);
+            memcpy(d + n - 4, &b, 4);
+        } else if (n >= 2) {
+            unsigned short a = *(const gasnetc_u2_t *)(const void *)src;
+            unsigned short b =
+                *(const gasnetc_u2_t *)(const void *)(src + n - 2);
+            memcpy(d, &a, 2);
+            memcpy(d + n - 2, &b, 2);
+        } else {
+            *d = *src;
+        }
     } else if (GASNETT_PREDICT_FALSE(n > GASNETC_LONG_COPY)) {
-        gasnetc_copy_long((char *)dst, src, n);
+        gasnetc_copy_long(d, src, n);
     } else {
-        memcpy(dst, src, n);
+        memcpy(d, src, n);
     }
 }
 
