@@ -52,6 +52,9 @@ program caf_sync
     counter[1] = counter[1] + 1
     unlock(lk[1])
   end do
+  ! LOCK(lk[1]) and CRITICAL are different locks: an image in the critical
+  ! construct and one still in its LOCK loop would race on counter[1].
+  sync all
   do i = 1, 10
     critical
       counter[1] = counter[1] + 1
