@@ -246,10 +246,52 @@ static bool split(size_t bytes)
            tlm_core_coll_thr[TLM_COLL_SPLIT];
 }
 
-/* The split reduction of step s's piece (c bytes in the large slots, every
- * rank arrived or arriving): when all have arrived, each rank combines
- * its stripe of whole cache lines of every slot into the result slot of
- * the next step's set (data is read before a rank arrives at the step
+/* Rank k's stripe of a piece of c bytes in the split reduction: whole
+ * cache lines, [*lo, *hi). */
+static void stripe(size_t c, int k, size_t *lo, size_t *hi)
+{
+    size_t lines = (c + 63) / 64, nl = (size_t)tlm_core_node.nlocal;
+    *lo = TLM_MIN(lines * (size_t)k / nl * 64, c);
+    *hi = TLM_MIN(lines * (size_t)(k + 1) / nl * 64, c);
+}
+
+/* The split layout of step s's slots: stripe k of every rank side by side
+ * (region k: L times its length, from L times its start; all regions fit
+ * in the L slots), rank j's part j-th, so that stripe k's reducer reads
+ * one contiguous range.  A process that reads a page of shared memory
+ * maps the pages around it that are in memory (the kernel's fault-around,
+ * 64 KiB): reading a stripe of every rank's own slot mapped 64 KiB or more
+ * per slot, 16 MiB per set at 256 ranks, counted in every rank's RSS;
+ * writes map only their pages. */
+static uint8_t *region_part(uint64_t s, size_t c, int k, int j)
+{
+    size_t lo, hi;
+    stripe(c, k, &lo, &hi);
+    return tlm_core_node_set(s) + (size_t)tlm_core_node.nlocal * lo +
+           (size_t)j * (hi - lo);
+}
+
+/* This rank's piece of c bytes into step s's large slots: its own slot,
+ * or with the split reduction (sp) its part of every stripe's region. */
+static void piece_in(uint64_t s, const uint8_t *src, size_t c, bool sp)
+{
+    tlm_core_node_t *N = &tlm_core_node;
+    if (!sp) {
+        memcpy(tlm_core_node_slot(s, N->me), src, c);
+        return;
+    }
+    for (int k = 0; k < N->nlocal; k++) {
+        size_t lo, hi;
+        stripe(c, k, &lo, &hi);
+        if (hi > lo)
+            memcpy(region_part(s, c, k, N->me), src + lo, hi - lo);
+    }
+}
+
+/* The split reduction of step s's piece (c bytes in the split layout,
+ * every rank arrived or arriving): when all have arrived, each rank
+ * combines its stripe's region, in local-rank order, into the result slot
+ * of the next step's set (data is read before a rank arrives at the step
  * after the one whose set holds it), then arrives at that step; with
  * wait, it returns once all have, and *res holds the whole result. */
 static int split_piece(const red_t *rd, uint64_t s, size_t c, bool wait,
@@ -262,12 +304,16 @@ static int split_piece(const red_t *rd, uint64_t s, size_t c, bool wait,
     uint64_t s2;
     (void)tlm_core_node_begin(false, &s2); /* the set of s2: free since s */
     *res = tlm_core_node_result(s2);
-    size_t lines = (c + 63) / 64;
-    size_t lo = TLM_MIN(lines * (size_t)N->me / (size_t)N->nlocal * 64, c);
-    size_t hi = TLM_MIN(lines * (size_t)(N->me + 1) / (size_t)N->nlocal * 64,
-                        c);
-    if (hi > lo)
-        reduce_slots(rd, *res + lo, s, false, lo, hi - lo);
+    size_t lo, hi;
+    stripe(c, N->me, &lo, &hi);
+    for (int l = 0; hi > lo && l < N->nlocal; l++) {
+        const uint8_t *src = region_part(s, c, N->me, l);
+        if (l == 0)
+            memcpy(*res + lo, src, hi - lo);
+        else
+            tlm_core_coll_combine(*res + lo, src, (hi - lo) / rd->es,
+                                  rd->type, rd->op);
+    }
     tlm_core_node_arrive(s2);
     return wait ? tlm_core_node_wait_all(s2) : TELEMEM_OK;
 }
@@ -278,7 +324,7 @@ static int split_piece(const red_t *rd, uint64_t s, size_t c, bool wait,
 static int node_allreduce(const red_t *rd, uint8_t *buf, size_t bytes)
 {
     tlm_core_node_t *N = &tlm_core_node;
-    bool small = bytes <= N->small;
+    bool small = bytes <= N->small, sp = !small && split(bytes);
     size_t piece = small ? N->small : N->slot;
     int rc = TELEMEM_OK;
     for (size_t off = 0; rc == TELEMEM_OK && off < bytes; off += piece) {
@@ -287,13 +333,14 @@ static int node_allreduce(const red_t *rd, uint8_t *buf, size_t bytes)
         rc = tlm_core_node_begin(true, &s);
         if (rc != TELEMEM_OK)
             break;
-        uint8_t *mine = small ? tlm_core_node_small(s, N->me)
-                              : tlm_core_node_slot(s, N->me);
         uint8_t *res = small ? tlm_core_node_small(s, N->nlocal)
                              : tlm_core_node_result(s);
-        memcpy(mine, buf + off, c);
+        if (small)
+            memcpy(tlm_core_node_small(s, N->me), buf + off, c);
+        else
+            piece_in(s, buf + off, c, sp);
         bool last = tlm_core_node_arrive(s);
-        if (!small && split(bytes)) {
+        if (sp) {
             rc = split_piece(rd, s, c, true, &res);
         } else if (last) {
             reduce_slots(rd, res, s, small, 0, c);
@@ -337,7 +384,7 @@ static int multi_allreduce(const red_t *rd, uint8_t *buf, size_t count,
 {
     tlm_core_node_t *N = &tlm_core_node;
     size_t bytes = count * rd->es;
-    bool small = bytes <= N->small;
+    bool small = bytes <= N->small, sp = !small && split(bytes);
     size_t piece = small ? N->small : N->slot;
     int rc = TELEMEM_OK;
     uint64_t s = 0;
@@ -346,11 +393,13 @@ static int multi_allreduce(const red_t *rd, uint8_t *buf, size_t count,
         rc = tlm_core_node_begin(true, &s);
         if (rc != TELEMEM_OK)
             break;
-        memcpy(small ? tlm_core_node_small(s, N->me)
-                     : tlm_core_node_slot(s, N->me), buf + off, c);
+        if (small)
+            memcpy(tlm_core_node_small(s, N->me), buf + off, c);
+        else
+            piece_in(s, buf + off, c, sp);
         tlm_core_node_arrive(s);
         if (!small)
-            rc = multi_piece(rd, buf + off, s, c, split(bytes));
+            rc = multi_piece(rd, buf + off, s, c, sp);
         else if (is_leader())
             rc = tlm_core_node_wait_all(s);
         if (small && is_leader() && rc == TELEMEM_OK)
