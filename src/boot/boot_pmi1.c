@@ -455,9 +455,13 @@ static void pmi1_close(void *a)
 {
     boot_pmi1_t *b = a;
     char reply[LINE_MAX_LEN + 1];
-    if (!b->broken) /* best effort: the job is over for this rank */
+    /* Best effort (the job is over for this rank), but a launcher that
+     * writes its answer after the rank has gone fails the job (Hydra's
+     * proxy: "error sending PMI response", seen once under load with a
+     * wait of 1 s): wait as long as for the first replies. */
+    if (!b->broken)
         command(b, "cmd=finalize\n", "finalize_ack", reply, sizeof(reply),
-                NULL, tlm_util_now() + TLM_MAX(b->timeout, 1.0));
+                NULL, tlm_util_now() + TLM_MAX(b->timeout, OPEN_WINDOW));
     finalized = 1;
     if (b->own_fd)
         close(b->fd);
