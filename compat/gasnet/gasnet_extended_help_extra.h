@@ -154,7 +154,8 @@ static inline void gasnetc_load(void *dst, const char *src, size_t n,
 
 #define GASNETC_TICK_()                                                     \
     do {                                                                    \
-        if (GASNETT_PREDICT_FALSE(*gasnetc_attention != 0))                 \
+        if (GASNETT_PREDICT_FALSE(__atomic_load_n(gasnetc_attention,       \
+                                                  __ATOMIC_RELAXED) != 0))  \
             gasnetc_tick();                                                 \
     } while (0)
 
