@@ -47,7 +47,7 @@ void tlm_gasnet_local_attach(void *const *bases, const uint64_t *sizes)
 {
     size_t n = (size_t)tlm_gasnet.nodes;
     gasnetc_segmap_t *m = calloc(n, sizeof *m);
-    ctrl_of = calloc(n, sizeof *ctrl_of);
+    ctrl_of = calloc(n, sizeof(ctrl_t *));
     if (!m || !ctrl_of)
         tlm_gasnet_fatal("gasnet_attach", "out of memory for %zu nodes", n);
     for (size_t i = 0; i < n; i++) {
