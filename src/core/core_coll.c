@@ -216,20 +216,25 @@ typedef struct {
     size_t es;
 } red_t;
 
-/* dst = slot 0 op slot 1 op ... of step s, bytes [off, off + c) of each
- * (in local-rank order: the same bits whoever reduces). */
-static void reduce_slots(const red_t *rd, uint8_t *dst, uint64_t s,
-                         bool small, size_t off, size_t c)
+/* Local rank l's c bytes into dst: the first (l == 0) copied, the others
+ * combined, so that every reduction folds in local-rank order (the same
+ * bits whoever reduces). */
+static void fold(const red_t *rd, uint8_t *dst, const uint8_t *src,
+                 size_t c, int l)
 {
-    int nl = tlm_core_node.nlocal;
-    for (int l = 0; l < nl; l++) {
-        const uint8_t *src = (small ? tlm_core_node_small(s, l)
-                                    : tlm_core_node_slot(s, l)) + off;
-        if (l == 0)
-            memcpy(dst, src, c);
-        else
-            tlm_core_coll_combine(dst, src, c / rd->es, rd->type, rd->op);
-    }
+    if (l == 0)
+        memcpy(dst, src, c);
+    else
+        tlm_core_coll_combine(dst, src, c / rd->es, rd->type, rd->op);
+}
+
+/* dst = slot 0 op slot 1 op ... of step s, the first c bytes of each. */
+static void reduce_slots(const red_t *rd, uint8_t *dst, uint64_t s,
+                         bool small, size_t c)
+{
+    for (int l = 0; l < tlm_core_node.nlocal; l++)
+        fold(rd, dst, small ? tlm_core_node_small(s, l)
+                            : tlm_core_node_slot(s, l), c, l);
 }
 
 /* Do the pieces of an allreduce of bytes in large slots take the split
@@ -271,13 +276,16 @@ static uint8_t *region_part(uint64_t s, size_t c, int k, int j)
            (size_t)j * (hi - lo);
 }
 
-/* This rank's piece of c bytes into step s's large slots: its own slot,
- * or with the split reduction (sp) its part of every stripe's region. */
-static void piece_in(uint64_t s, const uint8_t *src, size_t c, bool sp)
+/* This rank's piece of c bytes into step s's slots: its own small or
+ * large slot, or with the split reduction (sp) its part of every
+ * stripe's region. */
+static void piece_in(uint64_t s, const uint8_t *src, size_t c, bool small,
+                     bool sp)
 {
     tlm_core_node_t *N = &tlm_core_node;
     if (!sp) {
-        memcpy(tlm_core_node_slot(s, N->me), src, c);
+        memcpy(small ? tlm_core_node_small(s, N->me)
+                     : tlm_core_node_slot(s, N->me), src, c);
         return;
     }
     for (int k = 0; k < N->nlocal; k++) {
@@ -306,14 +314,8 @@ static int split_piece(const red_t *rd, uint64_t s, size_t c, bool wait,
     *res = tlm_core_node_result(s2);
     size_t lo, hi;
     stripe(c, N->me, &lo, &hi);
-    for (int l = 0; hi > lo && l < N->nlocal; l++) {
-        const uint8_t *src = region_part(s, c, N->me, l);
-        if (l == 0)
-            memcpy(*res + lo, src, hi - lo);
-        else
-            tlm_core_coll_combine(*res + lo, src, (hi - lo) / rd->es,
-                                  rd->type, rd->op);
-    }
+    for (int l = 0; hi > lo && l < N->nlocal; l++)
+        fold(rd, *res + lo, region_part(s, c, N->me, l), hi - lo, l);
     tlm_core_node_arrive(s2);
     return wait ? tlm_core_node_wait_all(s2) : TELEMEM_OK;
 }
@@ -335,15 +337,12 @@ static int node_allreduce(const red_t *rd, uint8_t *buf, size_t bytes)
             break;
         uint8_t *res = small ? tlm_core_node_small(s, N->nlocal)
                              : tlm_core_node_result(s);
-        if (small)
-            memcpy(tlm_core_node_small(s, N->me), buf + off, c);
-        else
-            piece_in(s, buf + off, c, sp);
+        piece_in(s, buf + off, c, small, sp);
         bool last = tlm_core_node_arrive(s);
         if (sp) {
             rc = split_piece(rd, s, c, true, &res);
         } else if (last) {
-            reduce_slots(rd, res, s, small, 0, c);
+            reduce_slots(rd, res, s, small, c);
             tlm_core_node_release(s, TELEMEM_OK);
         } else {
             rc = tlm_core_node_wait_release(s);
@@ -371,7 +370,7 @@ static int multi_piece(const red_t *rd, uint8_t *dst, uint64_t s, size_t c,
         return tlm_core_node_wait_release(s);
     int rc = tlm_core_node_wait_all(s);
     if (rc == TELEMEM_OK)
-        reduce_slots(rd, dst, s, false, 0, c);
+        reduce_slots(rd, dst, s, false, c);
     tlm_core_node_release(s, rc);
     return rc;
 }
@@ -393,17 +392,14 @@ static int multi_allreduce(const red_t *rd, uint8_t *buf, size_t count,
         rc = tlm_core_node_begin(true, &s);
         if (rc != TELEMEM_OK)
             break;
-        if (small)
-            memcpy(tlm_core_node_small(s, N->me), buf + off, c);
-        else
-            piece_in(s, buf + off, c, sp);
+        piece_in(s, buf + off, c, small, sp);
         tlm_core_node_arrive(s);
         if (!small)
             rc = multi_piece(rd, buf + off, s, c, sp);
         else if (is_leader())
             rc = tlm_core_node_wait_all(s);
         if (small && is_leader() && rc == TELEMEM_OK)
-            reduce_slots(rd, buf, s, true, 0, c);
+            reduce_slots(rd, buf, s, true, c);
     }
     if (is_leader() && rc == TELEMEM_OK)
         rc = tlm_core_coll_msg_allreduce(&C.lead, buf, count, rd->type,
