@@ -181,7 +181,8 @@ static int ofi_progress(tlm_transport_t *tp, int max)
                 continue;
             if (c && !c->rx) {
                 if (!ot->dead[c->peer])
-                    tlm_error("send to rank %d failed: %s", c->peer,
+                    tlm_error("send to rank %d failed (%s): the rank is "
+                              "treated as dead from now on", c->peer,
                               fi_strerror(err.err));
                 ot->dead[c->peer] = true;
                 ot->tx_free[ot->ntx_free++] = c->index;
