@@ -139,6 +139,42 @@ typedef struct {
     uint8_t *out;
 } meas_t;
 
+/* --smaps DIR: after each measurement, every rank appends its memory
+ * counters (/proc/self/status) to DIR/r<rank>.txt, and ranks 0, 1 and
+ * the last copy their /proc/self/smaps (where the RSS goes). */
+static const char *smaps_dir;
+
+static void copy_file(const char *from, const char *to, const char *tag)
+{
+    FILE *in = fopen(from, "r"), *out = fopen(to, "a");
+    char line[512];
+    if (in && out) {
+        fprintf(out, "== %s\n", tag);
+        while (fgets(line, sizeof line, in))
+            if (!tag[0] || strstr(line, "Vm") == line || strstr(line, "Rss") == line)
+                fputs(line, out);
+    }
+    if (in)
+        fclose(in);
+    if (out)
+        fclose(out);
+}
+
+static void dump_smaps(const char *op, size_t bytes)
+{
+    char to[4096], tag[64];
+    if (!smaps_dir)
+        return;
+    snprintf(tag, sizeof tag, "%s %zu", op, bytes);
+    snprintf(to, sizeof to, "%s/r%d.txt", smaps_dir, me);
+    copy_file("/proc/self/status", to, tag);
+    if (me == 0 || me == 1 || me == n - 1) {
+        snprintf(to, sizeof to, "%s/smaps-r%d-%s-%zu.txt", smaps_dir, me, op,
+                 bytes);
+        copy_file("/proc/self/smaps", to, "");
+    }
+}
+
 static void one_call(meas_t *m, long i)
 {
     switch (m->op) {
@@ -210,6 +246,7 @@ static void measure(meas_t *m, double budget, long max_iters)
         printf("%s,%d,%s,%zu,%ld,%.3f,%.3f\n", IMPL, n, op_names[m->op],
                m->bytes, iters, mean / n * 1e6, mine * 1e6);
     fflush(stdout);
+    dump_smaps(op_names[m->op], m->bytes);
 }
 
 static size_t *parse_sizes(const char *s, int *count)
@@ -278,7 +315,8 @@ int main(int argc, char **argv)
         if (!v) {
             fprintf(stderr, "usage: %s [--ops LIST] [--bcast-sizes LIST] "
                     "[--allreduce-counts LIST] [--allgather-sizes LIST] "
-                    "[--budget S] [--max-iters N] [--startup] [--barriers N]\n",
+                    "[--budget S] [--max-iters N] [--startup] [--barriers N] "
+                    "[--smaps DIR]\n",
                     argv[0]);
             return 2;
         }
@@ -289,6 +327,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--allgather-sizes")) gsz = v;
         else if (!strcmp(a, "--budget")) budget = atof(v);
         else if (!strcmp(a, "--max-iters")) max_iters = atol(v);
+        else if (!strcmp(a, "--smaps")) smaps_dir = v;
         else if (!strcmp(a, "--barriers")) { barriers = atol(v); startup = true; }
         else { fprintf(stderr, "unknown option %s\n", a); return 2; }
     }
