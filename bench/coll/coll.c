@@ -312,13 +312,29 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--startup")) { startup = true; continue; }
-        if (!v) {
-            fprintf(stderr, "usage: %s [--ops LIST] [--bcast-sizes LIST] "
+        bool help = !strcmp(a, "--help") || !strcmp(a, "-h");
+        if (help || !v) {
+            FILE *f = help ? stdout : stderr;
+            fprintf(f, "usage: %s [--ops LIST] [--bcast-sizes LIST] "
                     "[--allreduce-counts LIST] [--allgather-sizes LIST] "
                     "[--budget S] [--max-iters N] [--startup] [--barriers N] "
-                    "[--smaps DIR]\n",
+                    "[--smaps DIR]\n"
+                    "  --ops LIST    of barrier,bcast,allreduce,allgather "
+                    "(default all)\n"
+                    "  --bcast-sizes, --allgather-sizes LIST  bytes (k, m "
+                    "suffixes); --allreduce-counts LIST  doubles\n"
+                    "  --budget S    seconds per size (default 0.2); "
+                    "--max-iters N  calls per size at most\n"
+                    "  --startup     initialize, meet once, finalize; "
+                    "--barriers N  then N barriers\n"
+                    "  --smaps DIR   each rank appends its memory counters "
+                    "to DIR/r<rank>.txt after every\n"
+                    "                measurement; ranks 0, 1 and the last "
+                    "also copy /proc/self/smaps there\n"
+                    "Runs under telemem-run (telemem-coll) or mpirun "
+                    "(mpi-coll); docs/coll.md, \"Benchmark\".\n",
                     argv[0]);
-            return 2;
+            return f == stdout ? 0 : 2;
         }
         i++;
         if (!strcmp(a, "--ops")) ops = v;
