@@ -9,14 +9,21 @@
 
 #include "gasnet_internal.h"
 
-/* A Medium or Long message with no payload cannot be told from a Short
- * one by its Telemem handler (both arrive with 0 bytes), so it travels to
- * TLM_GASNET_AM_ZERO with this header as its payload. */
+/* A message whose payload does not travel in it goes to
+ * TLM_GASNET_AM_ZERO with this header as its payload:
+ * - a Medium or Long of 0 bytes, which its Telemem handler could not tell
+ *   from a Short (both arrive with 0 bytes);
+ * - a Long to a node whose segment this process maps (a node on this host
+ *   through Telemem's window driver): the sender copies the payload into
+ *   the segment itself and sends only this header, one copy where a
+ *   message makes two, as GASNet's smp-conduit does.  The header leaves
+ *   after the copy, and the handler runs after the header arrives. */
 typedef struct zero_hdr {
     uint8_t index;   /* the client's handler */
     uint8_t is_long; /* Long: pass dest_addr as buf */
     uint8_t pad[6];
     uint64_t dest_addr;
+    uint64_t nbytes; /* a Long's payload, already in place */
 } zero_hdr_t;
 
 /* ---- calling a handler with its prototype -------------------------------- */
@@ -138,8 +145,8 @@ static void dispatch_zero(telemem_am_token_t tok, void *payload,
                          "with gasnet_attach()", src, h.index);
     }
     run_client(h.index, tok, true,
-               h.is_long ? (void *)(uintptr_t)h.dest_addr : NULL, 0, args,
-               nargs);
+               h.is_long ? (void *)(uintptr_t)h.dest_addr : NULL,
+               (size_t)h.nbytes, args, nargs);
 }
 
 /* Telemem handler of client indices the table did not name. */
@@ -304,14 +311,15 @@ int gasnetc_AMRequestShortM(gasnet_node_t dest, gasnet_handler_t handler,
 }
 
 static int send_zero(int dest, telemem_am_token_t tok, gasnet_handler_t h,
-                     bool is_long, void *dest_addr, int numargs,
-                     const gasnet_handlerarg_t *args)
+                     bool is_long, void *dest_addr, size_t nbytes,
+                     int numargs, const gasnet_handlerarg_t *args)
 {
     zero_hdr_t z;
     memset(&z, 0, sizeof z);
     z.index = h;
     z.is_long = is_long;
     z.dest_addr = (uint64_t)(uintptr_t)dest_addr;
+    z.nbytes = nbytes;
     if (tok)
         return telemem_am_reply(tok, TLM_GASNET_AM_ZERO, &z, sizeof z,
                                 (const uint32_t *)args, (unsigned)numargs);
@@ -333,13 +341,37 @@ int gasnetc_AMRequestMediumM(gasnet_node_t dest, gasnet_handler_t handler,
                         gasnet_AMMaxMedium());
     if (TLM_GASNET_UNLIKELY(nbytes == 0))
         return sent(kind, dest, numargs, send_zero((int)dest, NULL, handler, false,
-                                             NULL, numargs, args));
+                                             NULL, 0, numargs, args));
     if (TLM_GASNET_UNLIKELY(!source_addr))
         return am_error(GASNET_ERR_BAD_ARG, kind, numargs,
                         "source_addr is NULL with %zu bytes", nbytes);
     rc = telemem_am_request((int)dest, handler, source_addr, nbytes,
                             (const uint32_t *)args, (unsigned)numargs);
     return sent(kind, dest, numargs, rc);
+}
+
+/* A Long to a node whose segment is mapped here (l: dest_addr there):
+ * the payload copied in place, then only the header sent (zero_hdr_t).
+ * A copy long enough for the target's wait to give up spinning is
+ * announced in its control line (tlm_gasnet_local_copy_begin). */
+#define LONG_ANNOUNCED ((size_t)64 * 1024)
+
+static int long_in_place(int dest, telemem_am_token_t tok,
+                         gasnet_handler_t handler, char *l,
+                         const void *source_addr, size_t nbytes,
+                         void *dest_addr, int numargs,
+                         const gasnet_handlerarg_t *args)
+{
+    bool announce = nbytes >= LONG_ANNOUNCED;
+    if (announce)
+        tlm_gasnet_local_copy_begin(dest);
+    if (l != (const char *)source_addr) /* a Long to itself, in place */
+        gasnetc_copy_long(l, (const char *)source_addr, nbytes);
+    int rc = send_zero(dest, tok, handler, true, dest_addr, nbytes, numargs,
+                       args);
+    if (announce)
+        tlm_gasnet_local_copy_end(dest);
+    return rc;
 }
 
 static int request_long(const char *kind, gasnet_node_t dest,
@@ -356,7 +388,7 @@ static int request_long(const char *kind, gasnet_node_t dest,
                         nbytes, gasnet_AMMaxLongRequest());
     if (nbytes == 0)
         return sent(kind, dest, numargs, send_zero((int)dest, NULL, handler, true,
-                                             dest_addr, numargs, args));
+                                             dest_addr, 0, numargs, args));
     if (!source_addr)
         return am_error(GASNET_ERR_BAD_ARG, kind, numargs,
                         "source_addr is NULL with %zu bytes", nbytes);
@@ -364,9 +396,15 @@ static int request_long(const char *kind, gasnet_node_t dest,
         return am_error(GASNET_ERR_BAD_ARG, kind, numargs,
                         "dest_addr [%p, +%zu) is not inside the segment of "
                         "node %u", dest_addr, nbytes, (unsigned)dest);
-    rc = telemem_am_request_long((int)dest, handler, source_addr, nbytes,
-                                 dest_addr, (const uint32_t *)args,
-                                 (unsigned)numargs);
+    char *l;
+    if (gasnetc_local_at(dest, dest_addr, nbytes, &l)) {
+        rc = long_in_place((int)dest, NULL, handler, l, source_addr, nbytes,
+                           dest_addr, numargs, args);
+    } else {
+        rc = telemem_am_request_long((int)dest, handler, source_addr, nbytes,
+                                     dest_addr, (const uint32_t *)args,
+                                     (unsigned)numargs);
+    }
     return sent(kind, dest, numargs, rc);
 }
 
@@ -470,7 +508,7 @@ int gasnetc_AMReplyMediumM(gasnet_token_t token, gasnet_handler_t handler,
                         "nbytes %zu exceeds gasnet_AMMaxMedium() = %zu", nbytes,
                         gasnet_AMMaxMedium());
     if (nbytes == 0)
-        rc = send_zero(-1, f->tok, handler, false, NULL, numargs, args);
+        rc = send_zero(-1, f->tok, handler, false, NULL, 0, numargs, args);
     else if (!source_addr)
         return am_error(GASNET_ERR_BAD_ARG, kind, numargs,
                         "source_addr is NULL with %zu bytes", nbytes);
@@ -494,7 +532,8 @@ int gasnetc_AMReplyLongM(gasnet_token_t token, gasnet_handler_t handler,
                         "nbytes %zu exceeds gasnet_AMMaxLongReply() = %zu",
                         nbytes, gasnet_AMMaxLongReply());
     if (nbytes == 0) {
-        rc = send_zero(-1, f->tok, handler, true, dest_addr, numargs, args);
+        rc = send_zero(-1, f->tok, handler, true, dest_addr, 0, numargs,
+                       args);
         return replied(kind, numargs, f, rc);
     }
     int src = -1;
@@ -506,9 +545,15 @@ int gasnetc_AMReplyLongM(gasnet_token_t token, gasnet_handler_t handler,
         return am_error(GASNET_ERR_BAD_ARG, kind, numargs,
                         "dest_addr [%p, +%zu) is not inside the segment of "
                         "the requesting node %d", dest_addr, nbytes, src);
-    rc = telemem_am_reply_long(f->tok, handler, source_addr, nbytes,
-                               dest_addr, (const uint32_t *)args,
-                               (unsigned)numargs);
+    char *l;
+    if (gasnetc_local_at((gasnet_node_t)src, dest_addr, nbytes, &l)) {
+        rc = long_in_place(src, f->tok, handler, l, source_addr, nbytes,
+                           dest_addr, numargs, args);
+    } else {
+        rc = telemem_am_reply_long(f->tok, handler, source_addr, nbytes,
+                                   dest_addr, (const uint32_t *)args,
+                                   (unsigned)numargs);
+    }
     return replied(kind, numargs, f, rc);
 }
 

@@ -126,6 +126,15 @@ void tlm_gasnet_wait_step(const char *what, unsigned *idle)
     tlm_gasnet_local_flush(); /* what we wait for may need our puts */
     if (tlm_gasnet.spin_limit == ~0u) { /* GASNET_WAIT_SPIN */
         n = telemem_poll();
+    } else if (TLM_GASNET_UNLIKELY(tlm_gasnet_local_incoming())) {
+        /* Another node is copying a Long into this one and its header
+         * comes when the copy ends: poll through it (giving the core to
+         * whoever else needs it) rather than sleep, and start the wait
+         * afresh after. */
+        n = telemem_poll();
+        if (n == 0)
+            sched_yield();
+        *idle = 0;
     } else {
         if (*idle == 0)
             w = (telemem_wait_t)TELEMEM_WAIT_INIT(tlm_gasnet.mynode);

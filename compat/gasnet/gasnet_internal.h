@@ -177,6 +177,14 @@ void tlm_gasnet_local_block_begin(void);
 void tlm_gasnet_local_block_end(void);
 void tlm_gasnet_local_attention(void);
 void tlm_gasnet_local_poll_soon(void);
+/* A Long copied by its sender into a segment mapped here (gasnet_am.c):
+ * begin/end bracket the copy and the header's send, counted in the
+ * target's control line, so that a wait there polls through the copy
+ * instead of going to sleep (tlm_gasnet_local_incoming) and paying a
+ * wake-up when the header comes. */
+void tlm_gasnet_local_copy_begin(int node);
+void tlm_gasnet_local_copy_end(int node);
+bool tlm_gasnet_local_incoming(void);
 void tlm_gasnet_local_attach(void *const *bases, const uint64_t *sizes);
 void tlm_gasnet_local_fini(void);
 

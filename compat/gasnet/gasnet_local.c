@@ -30,6 +30,7 @@ typedef struct {
     uint32_t blockwait;
     uint32_t hostwait;
     uintptr_t attention;
+    uint32_t incoming; /* Longs other nodes are copying into it now */
 } ctrl_t;
 
 static ctrl_t *ctrl_mine;  /* in this node's block */
@@ -149,6 +150,25 @@ void tlm_gasnet_local_attention(void)
     for (uintptr_t i = 0; ctrl_of && i < gasnetc_segmap_nodes; i++)
         if (ctrl_of[i] && (int)i != tlm_gasnet.mynode)
             __atomic_store_n(&ctrl_of[i]->attention, 1, __ATOMIC_RELEASE);
+}
+
+void tlm_gasnet_local_copy_begin(int node)
+{
+    if (ctrl_of && ctrl_of[node])
+        __atomic_fetch_add(&ctrl_of[node]->incoming, 1, __ATOMIC_RELAXED);
+}
+
+/* After the header's send: a wait that sees 0 finds the header. */
+void tlm_gasnet_local_copy_end(int node)
+{
+    if (ctrl_of && ctrl_of[node])
+        __atomic_fetch_sub(&ctrl_of[node]->incoming, 1, __ATOMIC_RELEASE);
+}
+
+bool tlm_gasnet_local_incoming(void)
+{
+    return ctrl_mine && __atomic_load_n(&ctrl_mine->incoming,
+                                        __ATOMIC_ACQUIRE) != 0;
 }
 
 void tlm_gasnet_local_poll_soon(void)
