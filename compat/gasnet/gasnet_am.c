@@ -350,18 +350,28 @@ int gasnetc_AMRequestMediumM(gasnet_node_t dest, gasnet_handler_t handler,
     return sent(kind, dest, numargs, rc);
 }
 
-/* A Long to a node whose segment is mapped here (l: dest_addr there):
- * the payload copied in place, then only the header sent (zero_hdr_t).
- * A copy long enough for the target's wait to give up spinning is
- * announced in its control line (tlm_gasnet_local_copy_begin). */
+/* A Long of nbytes > 0 to node dest, a request or (tok) the reply to
+ * one.  To a node whose segment is mapped here the payload is copied in
+ * place and only the header sent (zero_hdr_t); a copy long enough for the
+ * target's wait to give up spinning is announced in its control line
+ * (tlm_gasnet_local_copy_begin).  To others, Telemem's long message. */
 #define LONG_ANNOUNCED ((size_t)64 * 1024)
 
-static int long_in_place(int dest, telemem_am_token_t tok,
-                         gasnet_handler_t handler, char *l,
-                         const void *source_addr, size_t nbytes,
-                         void *dest_addr, int numargs,
-                         const gasnet_handlerarg_t *args)
+static int send_long(int dest, telemem_am_token_t tok,
+                     gasnet_handler_t handler, void *source_addr,
+                     size_t nbytes, void *dest_addr, int numargs,
+                     const gasnet_handlerarg_t *args)
 {
+    char *l;
+    if (!gasnetc_local_at((gasnet_node_t)dest, dest_addr, nbytes, &l)) {
+        if (tok)
+            return telemem_am_reply_long(tok, handler, source_addr, nbytes,
+                                         dest_addr, (const uint32_t *)args,
+                                         (unsigned)numargs);
+        return telemem_am_request_long(dest, handler, source_addr, nbytes,
+                                       dest_addr, (const uint32_t *)args,
+                                       (unsigned)numargs);
+    }
     bool announce = nbytes >= LONG_ANNOUNCED;
     if (announce)
         tlm_gasnet_local_copy_begin(dest);
@@ -396,15 +406,8 @@ static int request_long(const char *kind, gasnet_node_t dest,
         return am_error(GASNET_ERR_BAD_ARG, kind, numargs,
                         "dest_addr [%p, +%zu) is not inside the segment of "
                         "node %u", dest_addr, nbytes, (unsigned)dest);
-    char *l;
-    if (gasnetc_local_at(dest, dest_addr, nbytes, &l)) {
-        rc = long_in_place((int)dest, NULL, handler, l, source_addr, nbytes,
-                           dest_addr, numargs, args);
-    } else {
-        rc = telemem_am_request_long((int)dest, handler, source_addr, nbytes,
-                                     dest_addr, (const uint32_t *)args,
-                                     (unsigned)numargs);
-    }
+    rc = send_long((int)dest, NULL, handler, source_addr, nbytes, dest_addr,
+                   numargs, args);
     return sent(kind, dest, numargs, rc);
 }
 
@@ -545,15 +548,8 @@ int gasnetc_AMReplyLongM(gasnet_token_t token, gasnet_handler_t handler,
         return am_error(GASNET_ERR_BAD_ARG, kind, numargs,
                         "dest_addr [%p, +%zu) is not inside the segment of "
                         "the requesting node %d", dest_addr, nbytes, src);
-    char *l;
-    if (gasnetc_local_at((gasnet_node_t)src, dest_addr, nbytes, &l)) {
-        rc = long_in_place(src, f->tok, handler, l, source_addr, nbytes,
-                           dest_addr, numargs, args);
-    } else {
-        rc = telemem_am_reply_long(f->tok, handler, source_addr, nbytes,
-                                   dest_addr, (const uint32_t *)args,
-                                   (unsigned)numargs);
-    }
+    rc = send_long(src, f->tok, handler, source_addr, nbytes, dest_addr,
+                   numargs, args);
     return replied(kind, numargs, f, rc);
 }
 

@@ -184,7 +184,12 @@ void tlm_gasnet_local_poll_soon(void);
  * wake-up when the header comes. */
 void tlm_gasnet_local_copy_begin(int node);
 void tlm_gasnet_local_copy_end(int node);
-bool tlm_gasnet_local_incoming(void);
+extern uint32_t *tlm_gasnet_incoming; /* NULL: nothing mapped */
+static inline bool tlm_gasnet_local_incoming(void)
+{
+    return tlm_gasnet_incoming &&
+           __atomic_load_n(tlm_gasnet_incoming, __ATOMIC_ACQUIRE) != 0;
+}
 void tlm_gasnet_local_attach(void *const *bases, const uint64_t *sizes);
 void tlm_gasnet_local_fini(void);
 

@@ -37,6 +37,7 @@ static ctrl_t *ctrl_mine;  /* in this node's block */
 static ctrl_t **ctrl_of;   /* by node: its line mapped here, or NULL */
 static ctrl_t *ctrl_host;  /* the host's first node's line */
 uint32_t *tlm_gasnet_hostwait;
+uint32_t *tlm_gasnet_incoming;
 
 static ctrl_t *ctrl_in(void *block, uint64_t segsize)
 {
@@ -77,6 +78,7 @@ void tlm_gasnet_local_attach(void *const *bases, const uint64_t *sizes)
     if (ctrl_mine) {
         attention = &ctrl_mine->attention;
         gasnetc_attention = attention;
+        tlm_gasnet_incoming = &ctrl_mine->incoming;
     }
     gasnetc_segmap = m;
     __atomic_store_n(&gasnetc_segmap_nodes, n, __ATOMIC_RELEASE);
@@ -91,6 +93,7 @@ void tlm_gasnet_local_fini(void)
     attention = &own_attention;
     gasnetc_attention = attention;
     tlm_gasnet_hostwait = NULL;
+    tlm_gasnet_incoming = NULL;
     free(ctrl_of);
     ctrl_of = NULL;
     ctrl_mine = NULL;
@@ -163,12 +166,6 @@ void tlm_gasnet_local_copy_end(int node)
 {
     if (ctrl_of && ctrl_of[node])
         __atomic_fetch_sub(&ctrl_of[node]->incoming, 1, __ATOMIC_RELEASE);
-}
-
-bool tlm_gasnet_local_incoming(void)
-{
-    return ctrl_mine && __atomic_load_n(&ctrl_mine->incoming,
-                                        __ATOMIC_ACQUIRE) != 0;
 }
 
 void tlm_gasnet_local_poll_soon(void)
