@@ -199,6 +199,11 @@ struct tlm_transport {
      * and the transport reaches another rank of this node. */
     void *node_base;
     size_t node_len;
+    /* With node_base: every rank of this node can read every other's
+     * memory with process_vm_readv (shm: its CMA probe passed on every
+     * rank, TELEMEM_SHM_CMA=y), so a collective may copy from a local
+     * rank's own buffer (docs/coll.md). */
+    bool node_cma;
 };
 
 /* A backend descriptor: one per backend, listed in backend.c. */

@@ -69,8 +69,19 @@ void tlm_core_coll_msg_fini(void);
  * TLM_COLL_SPLIT: a piece of an allreduce in the large slots of which the
  * node reduces at least this many bytes (ranks x piece) is reduced by
  * every rank of the node, a stripe each (two node steps), not by the last
- * to arrive alone (one step). */
-enum { TLM_COLL_SPLIT = 0, TLM_COLL_NT };
+ * to arrive alone (one step).
+ * TLM_COLL_BCAST_PIECE: on a node whose ranks fit its CPUs, a broadcast
+ * goes through the node area in pieces of at most this many bytes, one
+ * node step each, so that the readers copy a piece out while the root
+ * copies the next in (else a set at a time: fewer steps, fewer
+ * wake-ups).
+ * TLM_COLL_BCAST_CMA: a broadcast of at least this many bytes on a node
+ * whose ranks fit its CPUs and can read each other's memory (node_cma)
+ * is copied by each
+ * reader straight from the root's buffer with process_vm_readv: one copy
+ * where the node area takes two, in two node steps. */
+enum { TLM_COLL_SPLIT = 0, TLM_COLL_BCAST_PIECE, TLM_COLL_BCAST_CMA,
+       TLM_COLL_NT };
 extern size_t tlm_core_coll_thr[TLM_COLL_NT];
 void tlm_core_coll_thresholds_init(void);
 
@@ -89,6 +100,9 @@ typedef struct tlm_core_node {
     size_t small;        /* bytes of a small slot (dense, per rank) */
     size_t slot;         /* bytes of a large slot (page-aligned, per rank) */
     size_t set_bytes;    /* a large set: nlocal + 1 slots (broadcast) */
+    size_t bcast_piece;  /* a broadcast's bytes per node step */
+    bool cma;            /* broadcasts from the root's buffer (node_cma,
+                          * the ranks fit the CPUs) */
 } tlm_core_node_t;
 extern tlm_core_node_t tlm_core_node;
 
@@ -122,5 +136,10 @@ uint8_t *tlm_core_node_slot(uint64_t s, int l);
  * whole set (set_bytes) for a broadcast. */
 uint8_t *tlm_core_node_result(uint64_t s);
 uint8_t *tlm_core_node_set(uint64_t s);
+/* Does a local rank other than except yield or sleep in a node step's
+ * wait (a hint: it may start to the next moment)? */
+bool tlm_core_node_asleep(int except);
+/* Copy n bytes at addr in process pid's memory to dst (node.cma). */
+int tlm_core_node_cma_read(int pid, void *dst, uintptr_t addr, size_t n);
 
 #endif

@@ -6,8 +6,13 @@
  * word's futex, core_wait.c, and ops->wake: the doorbell a message would
  * ring).  Layout and protocol:
  * docs/coll.md, "The node area". */
+#define _GNU_SOURCE
+#define TLM_LOG_SUBSYS "coll"
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "core/coll_int.h"
 
@@ -43,6 +48,8 @@ static struct {
     uint8_t *base;
     node_ctl_t *ctl;
     _Atomic uint8_t *arr_want; /* nlocal bytes */
+    _Atomic uint8_t *asleep;   /* nlocal bytes: no longer spinning in a
+                                * node step's wait (yields or sleeps) */
     uint8_t *small[2];         /* (nlocal + 1) small slots per set */
     uint8_t *big[2];           /* (nlocal + 1) large slots per set */
     int *rank;                 /* local index -> rank */
@@ -50,7 +57,7 @@ static struct {
 
 static size_t small_off(int nlocal)
 {
-    return TLM_ALIGN_UP(sizeof(node_ctl_t) + (size_t)nlocal, 64);
+    return TLM_ALIGN_UP(sizeof(node_ctl_t) + 2 * (size_t)nlocal, 64);
 }
 
 static size_t big_off(int nlocal)
@@ -110,9 +117,24 @@ int tlm_core_node_init(void)
     N->small = SMALL_SLOT;
     N->slot = slot_bytes(N->nlocal);
     N->set_bytes = (size_t)(N->nlocal + 1) * N->slot;
+    /* Where the node's ranks fit its CPUs (every rank of the node decides
+     * alike): pieces smaller than a set, so that a reader copies a piece
+     * out while the root copies the next in (with more ranks than CPUs
+     * each step costs wake-ups that a piece's copy does not pay for). */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    bool fits = cpus > 0 && N->nlocal <= cpus;
+    size_t piece = tlm_core_coll_thr[TLM_COLL_BCAST_PIECE];
+    N->bcast_piece = fits && piece
+                         ? TLM_MIN(TLM_ALIGN_UP(piece, 64), N->set_bytes)
+                         : N->set_bytes;
+    /* Readers copying from the root's buffer (one copy each, but a
+     * process_vm_readv copies more slowly than memcpy, and the root waits
+     * for the last reader) pay only where they run side by side. */
+    N->cma = tp->node_cma && fits;
     A.base = tp->node_base;
     A.ctl = (node_ctl_t *)(void *)A.base;
     A.arr_want = (_Atomic uint8_t *)(A.base + sizeof(node_ctl_t));
+    A.asleep = A.arr_want + N->nlocal;
     for (int k = 0; k < 2; k++) {
         A.small[k] = A.base + small_off(N->nlocal) +
                      (size_t)k * (size_t)(N->nlocal + 1) * SMALL_SLOT;
@@ -153,6 +175,29 @@ uint8_t *tlm_core_node_set(uint64_t s)
     return A.big[s & 1];
 }
 
+int tlm_core_node_cma_read(int pid, void *dst, uintptr_t addr, size_t n)
+{
+    struct iovec l = {dst, n}, r = {(void *)addr, n};
+    while (r.iov_len) {
+        ssize_t k = process_vm_readv(pid, &l, 1, &r, 1, 0);
+        if (k <= 0) {
+            if (k < 0 && errno == EINTR)
+                continue;
+            int err = k < 0 ? errno : EFAULT;
+            if (err == ESRCH)
+                return TELEMEM_ERR_PEER_DEAD;
+            tlm_error("broadcast: reading %zu bytes from pid %d: %s", n, pid,
+                      strerror(err));
+            return TELEMEM_ERR_TRANSPORT;
+        }
+        l.iov_base = (char *)l.iov_base + k;
+        l.iov_len -= (size_t)k;
+        r.iov_base = (char *)r.iov_base + k;
+        r.iov_len -= (size_t)k;
+    }
+    return TELEMEM_OK;
+}
+
 /* ---- waiting and waking -------------------------------------------------- */
 
 static void wake(int l)
@@ -184,16 +229,34 @@ static int wait_word(_Atomic uint64_t *word, uint64_t target)
     tlm_wait_t w;
     tlm_core_wait_init(&w, fin ? tlm_core.rank : -1);
     double next = fin ? tlm_util_now() + tlm_core.cfg.LIVENESS_INTERVAL : 0;
+    _Atomic uint8_t *asleep = &A.asleep[tlm_core_node.me];
+    bool marked = false;
+    int rc = TELEMEM_OK;
     while (atomic_load_explicit(word, memory_order_acquire) < target) {
-        int rc = tlm_core_wait_node_step(&w, word, target);
+        rc = tlm_core_wait_node_step(&w, word, target);
         if (rc == TELEMEM_OK && fin && tlm_util_now() >= next) {
             next = tlm_util_now() + tlm_core.cfg.LIVENESS_INTERVAL;
             rc = local_alive();
         }
         if (rc != TELEMEM_OK)
-            return rc;
+            break;
+        if (marked == tlm_core_wait_spinning(&w)) {
+            marked = !marked;
+            atomic_store_explicit(asleep, marked, memory_order_relaxed);
+        }
     }
-    return TELEMEM_OK;
+    if (marked)
+        atomic_store_explicit(asleep, 0, memory_order_relaxed);
+    return rc;
+}
+
+bool tlm_core_node_asleep(int except)
+{
+    for (int l = 0; l < tlm_core_node.nlocal; l++)
+        if (l != except &&
+            atomic_load_explicit(&A.asleep[l], memory_order_relaxed))
+            return true;
+    return false;
 }
 
 /* The count of step s's parity once every rank arrived at s. */

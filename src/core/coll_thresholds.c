@@ -18,6 +18,14 @@ static const struct {
     [TLM_COLL_SPLIT] = {"reduce-split", 16u << 20,
                         "a node's ranks reduce an allreduce piece together "
                         "when ranks x piece reach"},
+    [TLM_COLL_BCAST_PIECE] = {"bcast-piece", 256u << 10,
+                              "a broadcast on a node whose ranks fit its "
+                              "CPUs goes through the node area in pieces "
+                              "of"},
+    [TLM_COLL_BCAST_CMA] = {"bcast-cma", 64u << 10,
+                            "a broadcast is read by each rank of a node "
+                            "from the root's buffer (process_vm_readv) "
+                            "from"},
 };
 
 size_t tlm_core_coll_thr[TLM_COLL_NT];

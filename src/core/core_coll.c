@@ -8,6 +8,7 @@
 #define TLM_LOG_SUBSYS "coll"
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/coll_int.h"
 
@@ -133,32 +134,103 @@ int telemem_barrier(void)
 
 /* ---- broadcast ------------------------------------------------------------- */
 
-/* bytes of buf from local rank rootl to the node's other ranks, a set at
- * a time; rootl releases the first step with status (an error it met
- * before, which every rank then returns). */
+/* Where a broadcast's data is, as its readers find it in the root's
+ * small slot of the first step: the root's buffer (cma), or that step's
+ * set. */
+typedef struct {
+    uint64_t addr, bytes, piece;
+    int32_t pid;
+    int32_t cma;
+} bcast_desc_t;
+
+/* The readers' side of a broadcast from the root's buffer (d): a set's
+ * size at a time (a piece's source and destination stay in the caches),
+ * then the arrival at the step whose arrivals the root waits for. */
+static int read_root(uint8_t *buf, size_t bytes, const bcast_desc_t *d,
+                     int rootl)
+{
+    int rc = TELEMEM_OK;
+    if (d->bytes != bytes) {
+        tlm_error("broadcast: %zu bytes here, %llu at the root (local rank "
+                  "%d)", bytes, (unsigned long long)d->bytes, rootl);
+        rc = TELEMEM_ERR_INVALID_ARG;
+    }
+    for (size_t off = 0; rc == TELEMEM_OK && off < bytes;) {
+        size_t c = TLM_MIN(bytes - off, tlm_core_node.set_bytes);
+        rc = tlm_core_node_cma_read(d->pid, buf + off,
+                                    (uintptr_t)d->addr + off, c);
+        off += c;
+    }
+    uint64_t s2;
+    (void)tlm_core_node_begin(false, &s2);
+    tlm_core_node_arrive(s2);
+    return rc;
+}
+
+/* bytes of buf from local rank rootl to the node's other ranks; rootl
+ * releases the first step with status (an error it met before, which
+ * every rank then returns).  What the root finds when it comes decides
+ * the way, which it tells the readers in its small slot of the first
+ * step:
+ * - From the root's buffer (node.cma, from the bcast-cma size, no reader
+ *   yielding or sleeping): the root says where buf lies and releases;
+ *   each reader copies from there (process_vm_readv) and arrives at a
+ *   second step, whose arrivals the root waits for before buf may
+ *   change.  One copy, by each reader.  (A reader that sleeps would make
+ *   the root wait for its wake-up.)
+ * - Else through the node area, a piece per step: bcast_piece bytes when
+ *   no reader yields or sleeps (a reader arrives at the next step only
+ *   after it copied this one's piece out, and the root writes the set of
+ *   step s + 2 only after every rank arrived at s + 1, so the root copies
+ *   piece s + 1 in while the readers copy piece s out), a whole set
+ *   otherwise (each step's release would wake them again). */
 static int node_bcast(void *buf, size_t bytes, int rootl, int status)
 {
     tlm_core_node_t *N = &tlm_core_node;
+    bool may_cma = N->cma && bytes >= tlm_core_coll_thr[TLM_COLL_BCAST_CMA];
+    bool choice = may_cma || bytes > N->bcast_piece;
     uint8_t *b = buf;
-    size_t off = 0;
+    size_t off = 0, piece = N->set_bytes;
     int rc = TELEMEM_OK;
     do {
-        size_t c = TLM_MIN(bytes - off, N->set_bytes);
         uint64_t s;
+        bcast_desc_t d = {0};
         if (N->me == rootl) {
             rc = tlm_core_node_begin(true, &s);
-            if (rc == TELEMEM_OK && status == TELEMEM_OK && c)
+            if (off == 0 && choice) {
+                bool awake = !tlm_core_node_asleep(rootl);
+                piece = awake ? N->bcast_piece : N->set_bytes;
+                d = (bcast_desc_t){(uintptr_t)buf, bytes, piece,
+                                   (int32_t)getpid(), may_cma && awake};
+                memcpy(tlm_core_node_small(s, rootl), &d, sizeof(d));
+            }
+            size_t c = TLM_MIN(bytes - off, piece);
+            if (rc == TELEMEM_OK && status == TELEMEM_OK && c && !d.cma)
                 memcpy(tlm_core_node_set(s), b + off, c);
             tlm_core_node_arrive(s);
             tlm_core_node_release(s, rc != TELEMEM_OK ? rc : status);
+            if (d.cma && rc == TELEMEM_OK && status == TELEMEM_OK) {
+                uint64_t s2;
+                (void)tlm_core_node_begin(false, &s2);
+                tlm_core_node_arrive(s2);
+                return tlm_core_node_wait_all(s2);
+            }
+            off += c;
         } else {
             (void)tlm_core_node_begin(false, &s);
             tlm_core_node_arrive(s);
             rc = tlm_core_node_wait_release(s);
+            if (rc == TELEMEM_OK && off == 0 && choice) {
+                memcpy(&d, tlm_core_node_small(s, rootl), sizeof(d));
+                if (d.cma)
+                    return read_root(b, bytes, &d, rootl);
+                piece = d.piece ? (size_t)d.piece : N->set_bytes;
+            }
+            size_t c = TLM_MIN(bytes - off, piece);
             if (rc == TELEMEM_OK && c)
                 memcpy(b + off, tlm_core_node_set(s), c);
+            off += c;
         }
-        off += c;
     } while (rc == TELEMEM_OK && status == TELEMEM_OK && off < bytes);
     return rc != TELEMEM_OK ? rc : status;
 }

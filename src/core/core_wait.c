@@ -918,6 +918,11 @@ int tlm_core_wait_node_step(tlm_wait_t *w, _Atomic uint64_t *word,
     return rc;
 }
 
+bool tlm_core_wait_spinning(const tlm_wait_t *w)
+{
+    return PHASE(w) == PH_SPIN && W.mode != TLM_WAIT_BLOCK;
+}
+
 void tlm_core_wait_thread_pause(tlm_wait_t *w)
 {
     if (w->idle == 0)

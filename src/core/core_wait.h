@@ -52,6 +52,9 @@ int tlm_core_wait_user_step(tlm_wait_t *w);
  * doorbell. */
 int tlm_core_wait_node_step(tlm_wait_t *w, _Atomic uint64_t *word,
                             uint64_t target);
+/* Is w still spinning (polling without pause), not yet yielding or
+ * sleeping?  A rank whose waiter it is runs now. */
+bool tlm_core_wait_spinning(const tlm_wait_t *w);
 /* The node word (NULL, NULL: none): a futex word and the count of its
  * sleepers, in memory every rank of this node maps, for a job whose
  * ranks all share this node. */

@@ -367,6 +367,7 @@ int tlm_shm_pull_setup(shm_transport_t *st, const tlm_transport_params_t *p)
         st->cma = st->cma && st->maps[l].hdr->cma_ok;
     if (p->config->SHM_CMA && st->nlocal > 1 && me->cma_ok && !st->cma)
         tlm_debug("a local rank cannot pull: no CMA pull");
+    st->super.node_cma = st->cma;
     if (!st->cma)
         return TELEMEM_OK;
     st->super.zc_min = pull_threshold(p, p->config->SHM_CMA_THRESHOLD,
