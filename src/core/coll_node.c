@@ -50,6 +50,8 @@ static struct {
     _Atomic uint8_t *arr_want; /* nlocal bytes */
     _Atomic uint8_t *asleep;   /* nlocal bytes: no longer spinning in a
                                 * node step's wait (yields or sleeps) */
+    bool track;                /* keep asleep (the ranks fit the CPUs:
+                                * broadcasts look at it) */
     uint8_t *small[2];         /* (nlocal + 1) small slots per set */
     uint8_t *big[2];           /* (nlocal + 1) large slots per set */
     int *rank;                 /* local index -> rank */
@@ -131,6 +133,7 @@ int tlm_core_node_init(void)
      * process_vm_readv copies more slowly than memcpy, and the root waits
      * for the last reader) pay only where they run side by side. */
     N->cma = tp->node_cma && fits;
+    A.track = fits;
     A.base = tp->node_base;
     A.ctl = (node_ctl_t *)(void *)A.base;
     A.arr_want = (_Atomic uint8_t *)(A.base + sizeof(node_ctl_t));
@@ -240,7 +243,7 @@ static int wait_word(_Atomic uint64_t *word, uint64_t target)
         }
         if (rc != TELEMEM_OK)
             break;
-        if (marked == tlm_core_wait_spinning(&w)) {
+        if (A.track && marked == tlm_core_wait_spinning(&w)) {
             marked = !marked;
             atomic_store_explicit(asleep, marked, memory_order_relaxed);
         }
