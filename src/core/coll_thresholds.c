@@ -29,7 +29,7 @@ static const struct {
 };
 
 size_t tlm_core_coll_thr[TLM_COLL_NT];
-static char text[256];
+static char text[1024];
 
 int tlm_core_coll_check_config(const tlm_config_t *c)
 {
