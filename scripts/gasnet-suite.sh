@@ -28,7 +28,7 @@ models="seq par"
 ranks="2 4"
 only=""
 work="${TMPDIR:-/tmp}/gasnet-suite.$$"
-timeout=900 # per test: testcoll PAR at 4 nodes needs 440 s here (docs/gasnet.md)
+timeout=900 # per test: the timing-heavy tests at 4 nodes need minutes on a loaded machine (docs/gasnet.md)
 
 while [ $# -gt 0 ]; do
     case "$1" in
