@@ -58,7 +58,7 @@ TLM_CONFIG(COLL, STRING, "auto", "auto|flat",
 TLM_CONFIG(COLL_NODE_MEM, SIZE, "64m", "64k..1g",
            "Shared-memory buffers of a node's collectives (one area per node, touched as used): data goes through in pieces of this size over twice the ranks on the node plus two, at most 1 MiB")
 TLM_CONFIG(COLL_THRESHOLD, STRING, "", "*",
-           "Collectives' choices by size, a comma list name:size: reduce-split (every rank of a node reduces a stripe of an allreduce piece when ranks x piece bytes reach it, else the last to arrive reduces it all), bcast-cma (from this size each rank of a node reads a broadcast from the root's buffer with process_vm_readv), bcast-piece (the most a broadcast puts in the node area per step where the node's ranks fit its CPUs); empty = the calibration profile's coll-* lines, else the defaults; docs/coll.md")
+           "Collectives' choices by size, a comma list name:size: reduce-split (every rank of a node reduces a stripe of an allreduce piece when ranks x piece bytes reach it, else the last to arrive reduces it all), bcast-cma (from this size each rank of a node reads a broadcast from the root's buffer with process_vm_readv), bcast-piece (the most a broadcast puts in the node area per step where the node's ranks fit its CPUs), reduce-scatter (from this size an allreduce between nodes reduces a block on each leader instead of a tree); empty = the calibration profile's coll-* lines, else the defaults; docs/coll.md")
 TLM_CONFIG(DIRECT, STRING, "auto", "auto|never|always",
            "Direct (RDMA) path for put/get: auto (per message, by size: the thresholds below), never (active messages only), always (every transfer a direct driver can take); docs/direct.md")
 TLM_CONFIG(DIRECT_THRESHOLD, STRING, "", "*",

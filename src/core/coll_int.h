@@ -79,9 +79,13 @@ void tlm_core_coll_msg_fini(void);
  * whose ranks fit its CPUs and can read each other's memory (node_cma)
  * is copied by each
  * reader straight from the root's buffer with process_vm_readv: one copy
- * where the node area takes two, in two node steps. */
+ * where the node area takes two, in two node steps.
+ * TLM_COLL_REDUCE_SCATTER: an allreduce of at least this many bytes over
+ * messages (the leaders', or flat) sends each member its block of every
+ * buffer, which it reduces, then every reduced block to every member,
+ * instead of a binomial tree up and down. */
 enum { TLM_COLL_SPLIT = 0, TLM_COLL_BCAST_PIECE, TLM_COLL_BCAST_CMA,
-       TLM_COLL_NT };
+       TLM_COLL_REDUCE_SCATTER, TLM_COLL_NT };
 extern size_t tlm_core_coll_thr[TLM_COLL_NT];
 void tlm_core_coll_thresholds_init(void);
 

@@ -317,6 +317,75 @@ void tlm_core_coll_combine(void *acc, const void *in, size_t count,
     }
 }
 
+/* Elements [*lo, *hi) of count: member k's block of a scattered
+ * allreduce. */
+static void block_of(size_t count, int n, int k, size_t *lo, size_t *hi)
+{
+    *lo = count * (size_t)k / (size_t)n;
+    *hi = count * (size_t)(k + 1) / (size_t)n;
+}
+
+/* A large allreduce: every member sends block k of its buffer to member
+ * k, which folds the n contributions in the binomial tree's order (the
+ * bits the small path gives), then every member sends its reduced block
+ * to every other.  Each member moves 2 (n - 1) / n of the data each way,
+ * all members at once, where the tree moves all of it up to member 0 and
+ * down again, one level after another. */
+static int allreduce_scattered(const tlm_core_coll_grp_t *g, uint8_t *buf,
+                               size_t count, telemem_type_t type,
+                               telemem_op_t op, uint32_t seq, uint16_t round)
+{
+    int n = g->n, me = g->me, rc = TELEMEM_OK;
+    size_t es = tlm_core_coll_type_size(type), lo, hi;
+    block_of(count, n, me, &lo, &hi);
+    size_t mine = (hi - lo) * es;
+    uint8_t *in = malloc(TLM_MAX((size_t)n * mine, (size_t)1));
+    void **blk = malloc((size_t)n * sizeof(void *));
+    size_t *len = malloc((size_t)n * sizeof(size_t));
+    if (!in || !blk || !len) {
+        tlm_error("allreduce: no memory for %zu bytes", (size_t)n * mine);
+        rc = TELEMEM_ERR_NO_MEMORY;
+    }
+    for (int k = 1; k < n && rc == TELEMEM_OK; k++) {
+        int dst = (me + k) % n;
+        size_t dlo, dhi;
+        block_of(count, n, dst, &dlo, &dhi);
+        rc = tlm_core_coll_send(tlm_core_coll_grp_rank(g, dst), seq,
+                                (uint16_t)(round + 1), buf + dlo * es,
+                                (dhi - dlo) * es);
+    }
+    if (rc == TELEMEM_OK)
+        memcpy(in + (size_t)me * mine, buf + lo * es, mine);
+    for (int k = 1; k < n && rc == TELEMEM_OK; k++) {
+        int src = (me - k + n) % n;
+        rc = tlm_core_coll_recv(tlm_core_coll_grp_rank(g, src), seq,
+                                (uint16_t)(round + 1), in + (size_t)src * mine,
+                                mine);
+    }
+    /* Member i folds member i + mask's subtree at step mask, as the tree
+     * does: the same association, so the same bits. */
+    for (int mask = 1; mask < n && rc == TELEMEM_OK; mask <<= 1)
+        for (int i = 0; i + mask < n; i += 2 * mask)
+            tlm_core_coll_combine(in + (size_t)i * mine,
+                                  in + (size_t)(i + mask) * mine, hi - lo,
+                                  type, op);
+    if (rc == TELEMEM_OK) {
+        memcpy(buf + lo * es, in, mine);
+        for (int k = 0; k < n; k++) {
+            size_t klo, khi;
+            block_of(count, n, k, &klo, &khi);
+            blk[k] = buf + klo * es;
+            len[k] = (khi - klo) * es;
+        }
+        rc = tlm_core_coll_msg_exchange(g, blk, len, seq,
+                                        (uint16_t)(round + 2));
+    }
+    free(in);
+    free(blk);
+    free(len);
+    return rc;
+}
+
 int tlm_core_coll_msg_allreduce(const tlm_core_coll_grp_t *g, void *buf,
                                 size_t count, telemem_type_t type,
                                 telemem_op_t op, uint32_t seq,
@@ -324,6 +393,9 @@ int tlm_core_coll_msg_allreduce(const tlm_core_coll_grp_t *g, void *buf,
 {
     int n = g->n, me = g->me, rc = TELEMEM_OK;
     size_t bytes = count * tlm_core_coll_type_size(type);
+    if (n > 1 && count >= (size_t)n &&
+        bytes >= tlm_core_coll_thr[TLM_COLL_REDUCE_SCATTER])
+        return allreduce_scattered(g, buf, count, type, op, seq, round);
     void *tmp = bytes && n > 1 ? malloc(bytes) : NULL;
     if (bytes && n > 1 && !tmp) {
         tlm_error("allreduce: no memory for %zu bytes", bytes);

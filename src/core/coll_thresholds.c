@@ -26,6 +26,10 @@ static const struct {
                             "a broadcast is read by each rank of a node "
                             "from the root's buffer (process_vm_readv) "
                             "from"},
+    [TLM_COLL_REDUCE_SCATTER] = {"reduce-scatter", 256u << 10,
+                                 "an allreduce over messages (between "
+                                 "nodes) reduces a block on each member "
+                                 "instead of a tree from"},
 };
 
 size_t tlm_core_coll_thr[TLM_COLL_NT];
@@ -42,7 +46,8 @@ int tlm_core_coll_check_config(const tlm_config_t *c)
             known |= strlen(T[i].name) == kl && !strncmp(key, T[i].name, kl);
         if (!known) {
             tlm_error("TELEMEM_COLL_THRESHOLD names \"%.*s\": expected "
-                      "reduce-split", (int)kl, key);
+                      "reduce-split, bcast-piece, bcast-cma or "
+                      "reduce-scatter", (int)kl, key);
             return TELEMEM_ERR_CONFIG;
         }
     }
