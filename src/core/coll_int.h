@@ -77,9 +77,9 @@ void tlm_core_coll_msg_fini(void);
  * wake-ups).
  * TLM_COLL_BCAST_CMA: a broadcast of at least this many bytes on a node
  * whose ranks fit its CPUs and can read each other's memory (node_cma)
- * is copied by each
- * reader straight from the root's buffer with process_vm_readv: one copy
- * where the node area takes two, in two node steps.
+ * is copied by each reader straight from the root's buffer with
+ * process_vm_readv: one copy where the node area takes two, in two node
+ * steps.
  * TLM_COLL_REDUCE_SCATTER: an allreduce of at least this many bytes over
  * messages (the leaders', or flat) sends each member its block of every
  * buffer, which it reduces, then every reduced block to every member,
