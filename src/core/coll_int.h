@@ -70,6 +70,9 @@ void tlm_core_coll_msg_fini(void);
  * node reduces at least this many bytes (ranks x piece) is reduced by
  * every rank of the node, a stripe each (two node steps), not by the last
  * to arrive alone (one step).
+ * TLM_COLL_SPLIT_FIT: the same on a node whose ranks fit its CPUs, where
+ * the stripes are reduced side by side (the smaller of the two applies
+ * there).
  * TLM_COLL_BCAST_PIECE: on a node whose ranks fit its CPUs, a broadcast
  * goes through the node area in pieces of at most this many bytes, one
  * node step each, so that the readers copy a piece out while the root
@@ -84,8 +87,8 @@ void tlm_core_coll_msg_fini(void);
  * messages (the leaders', or flat) sends each member its block of every
  * buffer, which it reduces, then every reduced block to every member,
  * instead of a binomial tree up and down. */
-enum { TLM_COLL_SPLIT = 0, TLM_COLL_BCAST_PIECE, TLM_COLL_BCAST_CMA,
-       TLM_COLL_REDUCE_SCATTER, TLM_COLL_NT };
+enum { TLM_COLL_SPLIT = 0, TLM_COLL_SPLIT_FIT, TLM_COLL_BCAST_PIECE,
+       TLM_COLL_BCAST_CMA, TLM_COLL_REDUCE_SCATTER, TLM_COLL_NT };
 extern size_t tlm_core_coll_thr[TLM_COLL_NT];
 void tlm_core_coll_thresholds_init(void);
 
@@ -105,6 +108,8 @@ typedef struct tlm_core_node {
     size_t slot;         /* bytes of a large slot (page-aligned, per rank) */
     size_t set_bytes;    /* a large set: nlocal + 1 slots (broadcast) */
     size_t bcast_piece;  /* a broadcast's bytes per node step */
+    size_t split_at;     /* ranks x piece from which an allreduce piece
+                          * is split (TLM_COLL_SPLIT, _SPLIT_FIT) */
     bool cma;            /* broadcasts from the root's buffer (node_cma,
                           * the ranks fit the CPUs) */
 } tlm_core_node_t;

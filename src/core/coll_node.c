@@ -133,6 +133,11 @@ int tlm_core_node_init(void)
      * process_vm_readv copies more slowly than memcpy, and the root waits
      * for the last reader) pay only where they run side by side. */
     N->cma = tp->node_cma && fits;
+    /* Where they fit, the split's stripes are reduced side by side. */
+    N->split_at = tlm_core_coll_thr[TLM_COLL_SPLIT];
+    if (fits)
+        N->split_at = TLM_MIN(N->split_at,
+                              tlm_core_coll_thr[TLM_COLL_SPLIT_FIT]);
     A.track = fits;
     A.base = tp->node_base;
     A.ctl = (node_ctl_t *)(void *)A.base;

@@ -311,16 +311,17 @@ static void reduce_slots(const red_t *rd, uint8_t *dst, uint64_t s,
 
 /* Do the pieces of an allreduce of bytes in large slots take the split
  * reduction?  When the node reduces at least the threshold per piece
- * (ranks x piece): one reducer then reads that much (time, and pages it
- * maps), where the split makes every rank read a stripe of each slot at
- * the cost of one more node step.  Decided for the whole allreduce: a
+ * (ranks x piece; a lower one where the ranks fit the CPUs): one reducer
+ * then reads that much (time, and pages it maps), where the split makes
+ * every rank read a stripe of each slot at the cost of one more node
+ * step.  Decided for the whole allreduce: a
  * short last piece of a long one is split too (one rank would otherwise
  * map that piece of every slot: 8 MiB of 64 ranks' 128 KiB tails). */
 static bool split(size_t bytes)
 {
     return (uint64_t)TLM_MIN(bytes, tlm_core_node.slot) *
                (uint64_t)tlm_core_node.nlocal >=
-           tlm_core_coll_thr[TLM_COLL_SPLIT];
+           tlm_core_node.split_at;
 }
 
 /* Rank k's stripe of a piece of c bytes in the split reduction: whole
