@@ -1,20 +1,13 @@
 /* caf_coll.c - the collective subroutines co_broadcast, co_sum, co_min,
- * co_max and co_reduce over the current team's images: caf_tcoll.c's
- * reduction tree (folding in image order) and broadcast tree, with the
- * folds of every type here; in the initial team from TLM_CAF_COLL_BIG
- * bytes on, once the images agreed, telemem_broadcast and
- * telemem_allreduce (for the types it has). */
+ * co_max and co_reduce, with the folds of every type: in the initial team
+ * through caf_jcoll.c's slots (and telemem_broadcast, telemem_allreduce
+ * for larger arguments), inside CHANGE TEAM on caf_tcoll.c's trees
+ * (folding in image order). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "caf_internal.h"
-
-/* From this many bytes on, the initial team's collectives run on
- * Telemem's (node-aware: the data crosses shared memory once per image,
- * not once per edge of a tree of messages), after an agreement among the
- * images (agree).  Measured in docs/caf.md, "Performance". */
-#define TLM_CAF_COLL_BIG ((size_t)64 * 1024)
 
 static void coll_begin(int *stat)
 {
@@ -22,45 +15,18 @@ static void coll_begin(int *stat)
     tlm_caf_ok(stat);
 }
 
-/* Whether a collective of bytes goes through Telemem's collectives (which
- * span the whole job) rather than caf_tcoll.c's trees. */
-static bool telemem_path(size_t bytes)
+/* The STAT= code of a Telemem collective's status, with its message. */
+static int coll_status(int rc, const char *what, char *msg, size_t cap)
 {
-    return tlm_caf.team == &tlm_caf.initial && bytes >= TLM_CAF_COLL_BIG;
-}
-
-static int fold_minmax(void *acc, const void *v, size_t bytes, void *ctx)
-{
-    uint64_t *x = acc;
-    const uint64_t *y = v;
-
-    (void)bytes;
-    (void)ctx;
-    if (y[0] < x[0])
-        x[0] = y[0];
-    if (y[1] > x[1])
-        x[1] = y[1];
-    return 0;
-}
-
-/* Before one of Telemem's collectives: every image of the job takes part
- * (none has stopped or failed: one that stops from now on does so after
- * the collective) and brings the same size.  Inside Telemem's collective
- * nothing would tell the images that one of them stopped.  A STAT= code,
- * the same on every image. */
-static int agree(size_t bytes, const char *what, char *msg, size_t cap)
-{
-    uint64_t mm[2] = {bytes, bytes};
-    int code = tlm_caf_tcoll_allreduce(tlm_caf.team, mm, sizeof mm,
-                                       fold_minmax, NULL, what, msg, cap);
-
-    if (!code && mm[0] != mm[1]) {
-        snprintf(msg, cap, "%s: the images' arguments differ in size "
-                 "(%llu and %llu bytes)", what, (unsigned long long)mm[0],
-                 (unsigned long long)mm[1]);
-        code = TLM_CAF_STAT_INVALID;
-    }
-    return code;
+    if (rc == TELEMEM_OK)
+        return 0;
+    snprintf(msg, cap, "%s: %s (%s)", what,
+             rc == TELEMEM_ERR_PEER_DEAD ? "an image has failed"
+                                         : telemem_strerror(rc),
+             telemem_status_name(rc));
+    if (rc == TELEMEM_ERR_PEER_DEAD)
+        tlm_caf_refresh_dead();
+    return tlm_caf_stat_of(rc);
 }
 
 /* The elements of a as one contiguous buffer (a new one when a is not
@@ -95,6 +61,14 @@ static void scatter_local(tlm_gfc_desc_t *a, const tlm_caf_shape_t *s,
     }
 }
 
+/* co_broadcast of an argument larger than a slot, once every image of
+ * the initial team runs and agrees. */
+static int bcast_big(const tlm_caf_jc_t *op, char *msg, size_t cap)
+{
+    return coll_status(telemem_broadcast(op->buf, op->bytes, op->root),
+                       op->name, msg, cap);
+}
+
 void _gfortran_caf_co_broadcast(tlm_gfc_desc_t *a, int source_image,
                                 int *stat, char *errmsg, size_t errmsg_len)
 {
@@ -119,25 +93,16 @@ void _gfortran_caf_co_broadcast(tlm_gfc_desc_t *a, int source_image,
         return;
     }
     bytes = s.count * s.elem;
-    if (!telemem_path(bytes)) {
+    {
+        tlm_caf_jc_t op = {.what = TLM_CAF_JC_BCAST, .name = "co_broadcast",
+                           .buf = buf, .bytes = bytes, .root = root,
+                           .big = bcast_big};
+        code = tlm_caf_jc(&op, msg, sizeof msg);
+    }
+    if (code < 0)
         code = tlm_caf_tcoll_bcast(tlm_caf.team, buf, bytes,
                                    source_image - 1, "co_broadcast", msg,
                                    sizeof msg);
-    } else {
-        code = agree(bytes, "co_broadcast", msg, sizeof msg);
-        if (!code) {
-            int rc = telemem_broadcast(buf, bytes, root);
-            if (rc != TELEMEM_OK) {
-                snprintf(msg, sizeof msg, "co_broadcast: %s (%s)",
-                         rc == TELEMEM_ERR_PEER_DEAD ? "an image has failed"
-                                                     : telemem_strerror(rc),
-                         telemem_status_name(rc));
-                code = tlm_caf_stat_of(rc);
-                if (rc == TELEMEM_ERR_PEER_DEAD)
-                    tlm_caf_refresh_dead();
-            }
-        }
-    }
     scatter_local(a, &s, buf, copied);
     if (code)
         tlm_caf_report(stat, errmsg, errmsg_len, code, "%s", msg);
@@ -366,11 +331,44 @@ static bool fold_supported(const fold_ctx_t *f)
     return false;
 }
 
-/* co_sum, co_min, co_max, co_reduce inside CHANGE TEAM: every image of
- * the team gets the result (result_image's or not). */
-static void reduce_team(const char *what, tlm_gfc_desc_t *a, int op,
-                        const user_op_t *u, int ck, int *stat, char *errmsg,
-                        size_t len)
+/* Telemem's type for a builtin reduction of (type, elem), or -1: a
+ * complex sum is the sum of the real and imaginary parts. */
+static int reduce_type(int op, const user_op_t *u, int type, size_t elem)
+{
+    if (u)
+        return -1;
+    if (type == TLM_BT_COMPLEX && op == OP_SUM && (elem == 8 || elem == 16))
+        return telemem_type_of(TLM_BT_REAL, elem / 2);
+    return telemem_type_of(type, elem);
+}
+
+/* A reduction of an argument larger than a slot, once every image of the
+ * initial team runs and agrees: telemem_allreduce for the types and
+ * operations it has, the team's trees for the others. */
+static int reduce_big(const tlm_caf_jc_t *op, char *msg, size_t cap)
+{
+    const fold_ctx_t *f = op->ctx;
+    int tt = reduce_type(f->op, f->u, f->type, f->elem);
+
+    if (tt < 0)
+        return tlm_caf_tcoll_allreduce(tlm_caf.team, op->buf, op->bytes,
+                                       fold_all, op->ctx, op->name, msg,
+                                       cap);
+    return coll_status(
+        telemem_allreduce(op->buf, op->bytes / telemem_size(tt), tt,
+                          f->op == OP_SUM   ? TELEMEM_SUM
+                          : f->op == OP_MIN ? TELEMEM_MIN
+                                            : TELEMEM_MAX),
+        op->name, msg, cap);
+}
+
+/* co_sum, co_min, co_max, co_reduce: every image of the current team gets
+ * the result (result_image's or not).  In the initial team through the
+ * slots (caf_jcoll.c), otherwise (inside CHANGE TEAM, or once a process
+ * died) on the team's trees. */
+static void reduce(const char *what, tlm_gfc_desc_t *a, int op,
+                   const user_op_t *u, int result_image, int a_len,
+                   int *stat, char *errmsg, size_t len)
 {
     fold_ctx_t f;
     tlm_caf_shape_t s;
@@ -378,9 +376,19 @@ static void reduce_team(const char *what, tlm_gfc_desc_t *a, int op,
     char *buf, msg[256] = "";
     int code;
 
+    coll_begin(stat);
+    if (result_image && tlm_caf_rank_of(result_image) < 0) {
+        tlm_caf_report(stat, errmsg, len, TLM_CAF_STAT_INVALID,
+                       "%s: result_image %d out of range [1, %d]", what,
+                       result_image, tlm_caf.team->size);
+        return;
+    }
     f.op = op;
     f.type = TLM_GFC_TYPE(a);
-    f.char_kind = ck;
+    f.char_kind = 1;
+    if (f.type == TLM_BT_CHARACTER && a_len > 0 &&
+        a->dtype.elem_len == 4 * (size_t)a_len)
+        f.char_kind = 4;
     f.elem = a->dtype.elem_len;
     f.u = u;
     if (!fold_supported(&f)) {
@@ -395,65 +403,18 @@ static void reduce_team(const char *what, tlm_gfc_desc_t *a, int op,
         return;
     }
     f.elem = s.elem;
-    code = tlm_caf_tcoll_allreduce(tlm_caf.team, buf, s.count * s.elem,
-                                   fold_all, &f, what, msg, sizeof msg);
+    {
+        tlm_caf_jc_t jc = {.what = TLM_CAF_JC_REDUCE, .name = what,
+                           .buf = buf, .bytes = s.count * s.elem,
+                           .fold = fold_all, .ctx = &f, .big = reduce_big};
+        code = tlm_caf_jc(&jc, msg, sizeof msg);
+    }
+    if (code < 0)
+        code = tlm_caf_tcoll_allreduce(tlm_caf.team, buf, s.count * s.elem,
+                                       fold_all, &f, what, msg, sizeof msg);
     scatter_local(a, &s, buf, copied);
     if (code)
         tlm_caf_report(stat, errmsg, len, code, "%s", msg);
-}
-
-/* Telemem's type for a builtin reduction of (type, elem), or -1: a
- * complex sum is the sum of the real and imaginary parts. */
-static int reduce_type(int op, const user_op_t *u, int type, size_t elem)
-{
-    if (u)
-        return -1;
-    if (type == TLM_BT_COMPLEX && op == OP_SUM && (elem == 8 || elem == 16))
-        return telemem_type_of(TLM_BT_REAL, elem / 2);
-    return telemem_type_of(type, elem);
-}
-
-static void reduce(const char *what, tlm_gfc_desc_t *a, int op,
-                   const user_op_t *u, int result_image, int a_len,
-                   int *stat, char *errmsg, size_t len)
-{
-    tlm_caf_shape_t s;
-    bool copied;
-    char *buf, msg[256] = "";
-    int rc, tt, type = TLM_GFC_TYPE(a), ck = 1, code;
-
-    coll_begin(stat);
-    if (result_image && tlm_caf_rank_of(result_image) < 0) {
-        tlm_caf_report(stat, errmsg, len, TLM_CAF_STAT_INVALID,
-                       "%s: result_image %d out of range [1, %d]", what,
-                       result_image, tlm_caf.team->size);
-        return;
-    }
-    if (type == TLM_BT_CHARACTER && a_len > 0 &&
-        a->dtype.elem_len == 4 * (size_t)a_len)
-        ck = 4;
-    tlm_caf_shape_of(a, &s);
-    tt = reduce_type(op, u, type, s.elem);
-    if (tt < 0 || !telemem_path(s.count * s.elem)) {
-        reduce_team(what, a, op, u, ck, stat, errmsg, len);
-        return;
-    }
-    buf = gather_local(a, &s, &copied);
-    if (!buf) {
-        tlm_caf_check(TELEMEM_ERR_NO_MEMORY, stat, errmsg, len, what, 0);
-        return;
-    }
-    code = agree(s.count * s.elem, what, msg, sizeof msg);
-    if (!code) {
-        rc = telemem_allreduce(buf, s.count * s.elem / telemem_size(tt), tt,
-                               op == OP_SUM ? TELEMEM_SUM
-                               : op == OP_MIN ? TELEMEM_MIN : TELEMEM_MAX);
-        scatter_local(a, &s, buf, copied);
-        tlm_caf_check(rc, stat, errmsg, len, what, 0);
-        return;
-    }
-    scatter_local(a, &s, buf, copied);
-    tlm_caf_report(stat, errmsg, len, code, "%s", msg);
 }
 
 void _gfortran_caf_co_sum(tlm_gfc_desc_t *a, int result_image, int *stat,

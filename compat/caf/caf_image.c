@@ -147,6 +147,32 @@ static void seed_desc(tlm_gfc_desc_t *d, int32_t *seed, int32_t n)
     d->dim[0].stride = 1;
 }
 
+static int seed_big(const tlm_caf_jc_t *op, char *msg, size_t cap)
+{
+    (void)msg;
+    (void)cap;
+    return telemem_broadcast(op->buf, op->bytes, op->root) == TELEMEM_OK
+               ? 0
+               : TLM_CAF_STAT_FAILED_IMAGE;
+}
+
+/* Image 1's seed to every image of the current team: through the slots
+ * in the initial team (an image that has stopped takes part in those),
+ * on the trees inside CHANGE TEAM or once a process has died. */
+static bool bcast_seed(void *seed, size_t bytes)
+{
+    char msg[256];
+    tlm_caf_jc_t op = {.what = TLM_CAF_JC_BCAST, .name = "random_init",
+                       .buf = seed, .bytes = bytes, .root = 0,
+                       .big = seed_big};
+    int code = tlm_caf_jc(&op, msg, sizeof msg);
+
+    if (code < 0)
+        code = tlm_caf_tcoll_bcast(tlm_caf.team, seed, bytes, 0,
+                                   "random_init", msg, sizeof msg);
+    return code == 0;
+}
+
 /* RANDOM_INIT: REPEATABLE seeds come from a fixed number (and the image
  * index when IMAGE_DISTINCT) through splitmix64; otherwise the processor's
  * own random seed, drawn on every image (IMAGE_DISTINCT) or on image 1
@@ -178,8 +204,7 @@ void _gfortran_caf_random_init(bool repeatable, bool image_distinct)
         _gfortran_random_seed_i4(NULL, NULL, NULL);
         if (!image_distinct) {
             _gfortran_random_seed_i4(NULL, NULL, &d);
-            if (telemem_broadcast(seed, (size_t)n * sizeof *seed, 0) !=
-                TELEMEM_OK)
+            if (!bcast_seed(seed, (size_t)n * sizeof *seed))
                 tlm_caf_die(1, "random_init: broadcast of the seed failed");
             _gfortran_random_seed_i4(NULL, &d, NULL);
         }

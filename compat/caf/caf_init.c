@@ -29,7 +29,7 @@ static int ctl_setup(void)
     tlm_caf.ctl.arrived = tlm_caf.ctl_block;
     tlm_caf.ctl.state = tlm_caf.ctl_block + n;
     tlm_caf.ctl.xchg = tlm_caf.ctl_block + 2 * n;
-    return TELEMEM_OK;
+    return tlm_caf_jc_setup();
 }
 
 static void team_setup(void)
@@ -127,20 +127,11 @@ void tlm_caf_terminate(int st, int code)
     telemem_quiet();
     /* Stay, serving the others' requests (they may still read this
      * image's coarrays, or wait on it), until every image has ended:
-     * take part, with 0, in the running images' SYNC ALLs (caf_sync.c),
-     * until one counts no running image.  When a process has died the
+     * take part, as an image that ended, in the running images' SYNC ALLs
+     * and collectives (caf_jcoll.c).  When a process has died the
      * collectives fail: look at each image instead. */
-    for (;;) {
-        int64_t running = 0;
-        if (tlm_caf.coll_broken ||
-            telemem_allreduce(&running, 1, TELEMEM_INT64, TELEMEM_SUM) !=
-                TELEMEM_OK) {
-            wait_each_done();
-            break;
-        }
-        if (running == 0)
-            break;
-    }
+    if (!tlm_caf_jc_ended(st))
+        wait_each_done();
     fflush(NULL);
     telemem_finalize();
     exit(code);

@@ -173,6 +173,43 @@ int tlm_caf_tcoll_allreduce(tlm_caf_team_t *t, void *buf, size_t bytes,
                             tlm_caf_fold_fn_t fold, void *ctx,
                             const char *what, char *msg, size_t cap);
 
+/* ---- the initial team's collectives (caf_jcoll.c) ---- */
+
+/* Bytes of an argument that travel inside the slots themselves. */
+#define TLM_CAF_JC_DATA 32
+
+typedef enum {
+    TLM_CAF_JC_SYNC = 1,    /* SYNC ALL */
+    TLM_CAF_JC_BCAST = 2,   /* co_broadcast, random_init's seed */
+    TLM_CAF_JC_REDUCE = 3   /* co_sum, co_min, co_max, co_reduce */
+} tlm_caf_jc_what_t;
+
+/* One statement of the initial team (tlm_caf_jc). */
+typedef struct tlm_caf_jc {
+    tlm_caf_jc_what_t what;
+    const char *name;       /* for messages: "co_sum", ... */
+    void *buf;              /* this image's argument, contiguous */
+    size_t bytes;
+    int root;               /* TLM_CAF_JC_BCAST: the source's rank */
+    tlm_caf_fold_fn_t fold; /* TLM_CAF_JC_REDUCE: acc = acc (op) v */
+    void *ctx;
+    /* An argument larger than TLM_CAF_JC_DATA, once every image runs and
+     * agrees: move it and return a STAT= code. */
+    int (*big)(const struct tlm_caf_jc *op, char *msg, size_t cap);
+} tlm_caf_jc_t;
+
+/* The slots (caf_init). */
+int tlm_caf_jc_setup(void);
+/* Run op in the initial team: a STAT= code (0 ok, message in msg), or -1
+ * when this is not the initial team or Telemem's collectives no longer
+ * work (a process died): the caller then takes the pairwise posts or the
+ * trees. */
+int tlm_caf_jc(const tlm_caf_jc_t *op, char *msg, size_t cap);
+/* An image that ended (st: TLM_CAF_STOPPED or _FAILED) takes part in the
+ * running images' statements until every image has ended; false when the
+ * collectives failed. */
+bool tlm_caf_jc_ended(int st);
+
 /* ---- tokens (caf_register.c) ---- */
 
 tlm_caf_token_t *tlm_caf_token_by_id(int id);

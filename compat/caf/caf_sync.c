@@ -1,8 +1,8 @@
 /* caf_sync.c - image control: SYNC IMAGES (pairwise counters in the
  * control blocks, waited on with telemem_wait_poll so a waiting image
  * spins, yields or sleeps by Telemem's wait policy), SYNC ALL (one
- * telemem_allreduce in the initial team of 4 images or more, SYNC IMAGES
- * with the whole team otherwise), SYNC MEMORY. */
+ * exchange of caf_jcoll.c's slots in the initial team of 4 images or
+ * more, SYNC IMAGES with the whole team otherwise), SYNC MEMORY. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,50 +86,28 @@ int tlm_caf_sync_ranks(const int *ranks, int count, char *msg, size_t cap)
     return code;
 }
 
-/* The STAT= code of an image that has stopped or failed (a failed one
- * outranks a stopped one), with its message; 0 when every image runs. */
-static int ended_code(const char *what, char *msg, size_t cap)
-{
-    int r, code = 0;
-
-    for (r = 0; r < tlm_caf.n; r++) {
-        int s = tlm_caf_state(r);
-        if (s == TLM_CAF_RUNNING ||
-            (code == TLM_CAF_STAT_FAILED_IMAGE) ||
-            (code && s != TLM_CAF_FAILED))
-            continue;
-        code = s == TLM_CAF_FAILED ? TLM_CAF_STAT_FAILED_IMAGE
-                                   : TLM_CAF_STAT_STOPPED_IMAGE;
-        snprintf(msg, cap, "%s: image %d has %s", what, r + 1,
-                 s == TLM_CAF_FAILED ? "failed" : "stopped");
-    }
-    return code;
-}
-
-/* SYNC ALL of the initial team as one telemem_allreduce of how many
- * images are running: an image that has stopped or failed takes part
- * too, with 0, from tlm_caf_terminate until every image has ended, so
- * every image takes this path and agrees on its outcome; the images that
- * ended said so before they took part, so their states are visible after
- * it.  Returns 1 when done (STAT= code in *code), 0 when Telemem's
- * collectives no longer work (a process died): SYNC ALL is then pairwise,
- * and stays so. */
+/* SYNC ALL of the initial team as one exchange of the slots
+ * (caf_jcoll.c), in which an image that has stopped or failed takes part
+ * too, from tlm_caf_terminate until every image has ended, so every
+ * image takes this path and agrees on its outcome.  Returns 1 when done
+ * (STAT= code in *code), 0 when Telemem's collectives no longer work (a
+ * process died): SYNC ALL is then pairwise, and stays so. */
 static int sync_all_coll(int *code, char *msg, size_t cap)
 {
-    int64_t running = 1;
-    int rc;
+    tlm_caf_jc_t op = {.what = TLM_CAF_JC_SYNC, .name = "sync all"};
+    int c;
 
     if (tlm_caf.coll_broken)
         return 0;
-    rc = telemem_quiet();
-    if (rc == TELEMEM_OK)
-        rc = telemem_allreduce(&running, 1, TELEMEM_INT64, TELEMEM_SUM);
-    if (rc != TELEMEM_OK) {
+    if (telemem_quiet() != TELEMEM_OK) {
         tlm_caf.coll_broken = true;
         tlm_caf_refresh_dead();
         return 0;
     }
-    *code = running == tlm_caf.n ? 0 : ended_code("sync all", msg, cap);
+    c = tlm_caf_jc(&op, msg, cap);
+    if (c < 0)
+        return 0;
+    *code = c;
     return 1;
 }
 

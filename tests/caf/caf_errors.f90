@@ -3,7 +3,9 @@
 ! listed twice in SYNC IMAGES, LOCK of a lock this image holds
 ! (STAT_LOCKED), UNLOCK of a free lock (STAT_UNLOCKED) and of one another
 ! image holds (STAT_LOCKED_OTHER_IMAGE), co_sum and co_reduce of arguments
-! whose sizes differ between the images (every image gets the error).
+! whose sizes differ between the images (every image gets the error),
+! also when one image's fits in the initial team's slots and the
+! others' do not, and co_broadcast of such arguments.
 ! A module procedure: an internal one passed to co_reduce would need a
 ! trampoline on an executable stack.
 module caf_errors_ops
@@ -61,6 +63,20 @@ program caf_errors
     call reduce_sizes(v, st, msg)
     call check(st /= 0 .and. index(msg, 'differs in size') > 0, 'co_reduce of different sizes')
     deallocate(v)
+    ! One image's argument fits in the initial team's slots, the others'
+    ! do not: every image still meets the others and gets the error.
+    allocate(v(merge(1, 1000, me == 1)))
+    v = 1
+    msg = ''
+    call sum_sizes(v, st, msg)
+    call check(st /= 0 .and. index(msg, 'differs in size') > 0, 'co_sum of 4 and 4000 bytes')
+    msg = ''
+    call bcast_sizes(v, st, msg)
+    call check(st /= 0 .and. index(msg, 'differs in size') > 0, 'co_broadcast of 4 and 4000 bytes')
+    msg = ''
+    call reduce_sizes(v, st, msg)
+    call check(st /= 0 .and. index(msg, 'differs in size') > 0, 'co_reduce of 4 and 4000 bytes')
+    deallocate(v)
   end if
   call finish()
 contains
@@ -71,6 +87,12 @@ contains
     integer, intent(out) :: st
     character(*), intent(inout) :: m
     call co_sum(x, stat=st, errmsg=m)
+  end subroutine
+  subroutine bcast_sizes(x, st, m)
+    integer, intent(inout) :: x(:)
+    integer, intent(out) :: st
+    character(*), intent(inout) :: m
+    call co_broadcast(x, 1, stat=st, errmsg=m)
   end subroutine
   subroutine reduce_sizes(x, st, m)
     integer, intent(inout) :: x(:)
