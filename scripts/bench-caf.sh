@@ -5,20 +5,28 @@
 # A B A B (the better of the two runs per row), and three of OpenCoarrays'
 # applications (coarray_distributed_transpose, the simplified heat and the
 # Burgers PDE solvers), each run 3 times per runtime at 2 and 4 images
-# (median wall time).  Prints markdown tables with the time ratio
-# Telemem / OpenCoarrays (below 1: Telemem is faster).
+# (median wall time), and bench/caf/caf_coll_bench.f90 (image control and
+# collectives) at each of --coll-images, the runtimes alternating in
+# --coll-rounds rounds (median).  Prints markdown tables with the time
+# ratio Telemem / OpenCoarrays (below 1: Telemem is faster).
 # Usage: scripts/bench-caf.sh [--build DIR] [--oc-src DIR] [--out DIR]
+#          [--parts LIST] [--coll-images "2 4 16"] [--coll-rounds 3]
 #   --oc-src  an OpenCoarrays source tree (src/tests) for the applications;
-#             without it only caf_bench runs
+#             without it the applications are left out
+#   --parts   a comma list of bench, coll, apps (default all three)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-src=$PWD build=build oc_src="" out=/tmp/caf-bench
+src=$PWD build=build oc_src="" out=/tmp/caf-bench parts=bench,coll,apps
+coll_images="2 4 16" coll_rounds=3
 while [ $# -gt 0 ]; do
     case "$1" in
         --build) build=$2; shift 2 ;;
         --oc-src) oc_src=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
-        -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --parts) parts=$2; shift 2 ;;
+        --coll-images) coll_images=$2; shift 2 ;;
+        --coll-rounds) coll_rounds=$2; shift 2 ;;
+        -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench-caf.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -43,6 +51,9 @@ launch() {   # launch KIND N PROGRAM
     else "${mpirun[@]}" -np "$2" "$3" </dev/null; fi
 }
 
+part() { [[ ",$parts," == *",$1,"* ]]; }
+
+if part bench; then
 echo "== caf_bench (2 images)"
 for k in telemem oc; do
     compile $k "$out/$k/caf_bench" "$src/bench/caf/caf_bench.f90" || exit 1
@@ -70,8 +81,51 @@ for key in tm:
     if key in oc:
         print(f"| {key[0]} | {key[1]} | {tm[key]:.3f} | {oc[key]:.3f} | {tm[key] / oc[key]:.2f} |")
 PY
+fi
 
-[ -n "$oc_src" ] || exit 0
+if part coll; then
+echo "== caf_coll_bench (images: $coll_images; $coll_rounds rounds)"
+for k in telemem oc; do
+    compile $k "$out/$k/caf_coll_bench" "$src/bench/caf/caf_coll_bench.f90" || exit 1
+done
+rm -f "$out"/*/coll-*.csv
+for r in $(seq "$coll_rounds"); do
+    for n in $coll_images; do
+        for k in telemem oc; do
+            (cd "$out/$k" && launch $k "$n" ./caf_coll_bench) \
+                >"$out/$k/coll-n$n-r$r.csv" 2>"$out/$k/coll-n$n-r$r.err"
+        done
+    done
+done
+python3 - "$out" <<'PY'
+import csv, glob, re, statistics, sys
+out = sys.argv[1]
+t = {}
+for f in glob.glob(f"{out}/*/coll-n*-r*.csv"):
+    kind = f.split("/")[-2]
+    n = int(re.search(r"coll-n(\d+)-", f).group(1))
+    for row in csv.DictReader(open(f)):
+        t.setdefault((row["op"], n, kind), []).append(float(row["usec_per_op"]))
+ops = list(dict.fromkeys(k[0] for k in sorted(t, key=lambda k: k[1])))
+ns = sorted({k[1] for k in t})
+print("µs per call, Telemem / OpenCoarrays (ratio), median over the rounds")
+print("| op | " + " | ".join(f"{n} images" for n in ns) + " |")
+print("|---|" + "---:|" * len(ns))
+for op in ops:
+    cells = []
+    for n in ns:
+        a, b = t.get((op, n, "telemem")), t.get((op, n, "oc"))
+        if a and b:
+            a, b = statistics.median(a), statistics.median(b)
+            cells.append(f"{a:.4g} / {b:.4g} ({a / b:.2f})")
+        else:
+            cells.append("failed")
+    print(f"| {op} | " + " | ".join(cells) + " |")
+PY
+fi
+
+
+part apps && [ -n "$oc_src" ] || exit 0
 t=$oc_src/src/tests/integration
 b=$t/pde_solvers/coarrayBurgers
 mkdir -p "$out/burgers-inc"
