@@ -15,20 +15,6 @@ static void coll_begin(int *stat)
     tlm_caf_ok(stat);
 }
 
-/* The STAT= code of a Telemem collective's status, with its message. */
-static int coll_status(int rc, const char *what, char *msg, size_t cap)
-{
-    if (rc == TELEMEM_OK)
-        return 0;
-    snprintf(msg, cap, "%s: %s (%s)", what,
-             rc == TELEMEM_ERR_PEER_DEAD ? "an image has failed"
-                                         : telemem_strerror(rc),
-             telemem_status_name(rc));
-    if (rc == TELEMEM_ERR_PEER_DEAD)
-        tlm_caf_refresh_dead();
-    return tlm_caf_stat_of(rc);
-}
-
 /* The elements of a as one contiguous buffer (a new one when a is not
  * contiguous). */
 static char *gather_local(tlm_gfc_desc_t *a, tlm_caf_shape_t *s,
@@ -61,12 +47,12 @@ static void scatter_local(tlm_gfc_desc_t *a, const tlm_caf_shape_t *s,
     }
 }
 
-/* co_broadcast of an argument larger than a slot, once every image of
- * the initial team runs and agrees. */
-static int bcast_big(const tlm_caf_jc_t *op, char *msg, size_t cap)
+/* A broadcast larger than a slot, once every image of the initial team
+ * runs and agrees. */
+int tlm_caf_jc_bcast_big(const tlm_caf_jc_t *op, char *msg, size_t cap)
 {
-    return coll_status(telemem_broadcast(op->buf, op->bytes, op->root),
-                       op->name, msg, cap);
+    return tlm_caf_status_msg(
+        telemem_broadcast(op->buf, op->bytes, op->root), op->name, msg, cap);
 }
 
 void _gfortran_caf_co_broadcast(tlm_gfc_desc_t *a, int source_image,
@@ -96,7 +82,7 @@ void _gfortran_caf_co_broadcast(tlm_gfc_desc_t *a, int source_image,
     {
         tlm_caf_jc_t op = {.what = TLM_CAF_JC_BCAST, .name = "co_broadcast",
                            .buf = buf, .bytes = bytes, .root = root,
-                           .big = bcast_big};
+                           .big = tlm_caf_jc_bcast_big};
         code = tlm_caf_jc(&op, msg, sizeof msg);
     }
     if (code < 0)
@@ -354,7 +340,7 @@ static int reduce_big(const tlm_caf_jc_t *op, char *msg, size_t cap)
         return tlm_caf_tcoll_allreduce(tlm_caf.team, op->buf, op->bytes,
                                        fold_all, op->ctx, op->name, msg,
                                        cap);
-    return coll_status(
+    return tlm_caf_status_msg(
         telemem_allreduce(op->buf, op->bytes / telemem_size(tt), tt,
                           f->op == OP_SUM   ? TELEMEM_SUM
                           : f->op == OP_MIN ? TELEMEM_MIN

@@ -72,6 +72,19 @@ int tlm_caf_stat_of(int status)
     return TLM_CAF_STAT_TELEMEM_BASE + (status < 0 ? -status : status);
 }
 
+int tlm_caf_status_msg(int rc, const char *what, char *msg, size_t cap)
+{
+    if (rc == TELEMEM_OK)
+        return 0;
+    if (rc == TELEMEM_ERR_PEER_DEAD)
+        tlm_caf_refresh_dead();
+    snprintf(msg, cap, "%s: %s (%s)", what,
+             rc == TELEMEM_ERR_PEER_DEAD ? "an image has failed"
+                                         : telemem_strerror(rc),
+             telemem_status_name(rc));
+    return tlm_caf_stat_of(rc);
+}
+
 int tlm_caf_check(int rc, int *stat, char *errmsg, size_t errmsg_len,
                   const char *what, int image)
 {
@@ -85,11 +98,10 @@ int tlm_caf_check(int rc, int *stat, char *errmsg, size_t errmsg_len,
                        rc == TELEMEM_ERR_PEER_DEAD ? "the image has failed"
                                                    : telemem_strerror(rc),
                        telemem_status_name(rc));
-    else
-        tlm_caf_report(stat, errmsg, errmsg_len, tlm_caf_stat_of(rc),
-                       "%s: %s (%s)", what,
-                       rc == TELEMEM_ERR_PEER_DEAD ? "an image has failed"
-                                                   : telemem_strerror(rc),
-                       telemem_status_name(rc));
+    else {
+        char msg[256];
+        int code = tlm_caf_status_msg(rc, what, msg, sizeof msg);
+        tlm_caf_report(stat, errmsg, errmsg_len, code, "%s", msg);
+    }
     return 1;
 }

@@ -147,15 +147,6 @@ static void seed_desc(tlm_gfc_desc_t *d, int32_t *seed, int32_t n)
     d->dim[0].stride = 1;
 }
 
-static int seed_big(const tlm_caf_jc_t *op, char *msg, size_t cap)
-{
-    (void)msg;
-    (void)cap;
-    return telemem_broadcast(op->buf, op->bytes, op->root) == TELEMEM_OK
-               ? 0
-               : TLM_CAF_STAT_FAILED_IMAGE;
-}
-
 /* Image 1's seed to every image of the current team: through the slots
  * in the initial team (an image that has stopped takes part in those),
  * on the trees inside CHANGE TEAM or once a process has died. */
@@ -164,7 +155,7 @@ static bool bcast_seed(void *seed, size_t bytes)
     char msg[256];
     tlm_caf_jc_t op = {.what = TLM_CAF_JC_BCAST, .name = "random_init",
                        .buf = seed, .bytes = bytes, .root = 0,
-                       .big = seed_big};
+                       .big = tlm_caf_jc_bcast_big};
     int code = tlm_caf_jc(&op, msg, sizeof msg);
 
     if (code < 0)

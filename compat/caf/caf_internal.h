@@ -109,6 +109,10 @@ void tlm_caf_report(int *stat, char *errmsg, size_t errmsg_len, int code,
                     const char *fmt, ...) TLM_CAF_PRINTF(5, 6);
 /* STAT= for a Telemem status (PEER_DEAD is STAT_FAILED_IMAGE). */
 int tlm_caf_stat_of(int status);
+/* The STAT= code of Telemem status @p rc of @p what, with its message in
+ * msg ("what: cause (STATUS)"); marks dead images as failed first.  0 for
+ * TELEMEM_OK. */
+int tlm_caf_status_msg(int rc, const char *what, char *msg, size_t cap);
 /* The success path: STAT= to 0, ERRMSG= untouched. */
 static inline void tlm_caf_ok(int *stat)
 {
@@ -198,6 +202,9 @@ typedef struct tlm_caf_jc {
     int (*big)(const struct tlm_caf_jc *op, char *msg, size_t cap);
 } tlm_caf_jc_t;
 
+/* A broadcast larger than a slot from op->root (caf_coll.c): the .big
+ * of co_broadcast and of RANDOM_INIT's seed. */
+int tlm_caf_jc_bcast_big(const tlm_caf_jc_t *op, char *msg, size_t cap);
 /* The slots (caf_init). */
 int tlm_caf_jc_setup(void);
 /* Run op in the initial team: a STAT= code (0 ok, message in msg), or -1
