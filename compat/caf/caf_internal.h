@@ -185,7 +185,9 @@ int tlm_caf_tcoll_allreduce(tlm_caf_team_t *t, void *buf, size_t bytes,
 typedef enum {
     TLM_CAF_JC_SYNC = 1,    /* SYNC ALL */
     TLM_CAF_JC_BCAST = 2,   /* co_broadcast, random_init's seed */
-    TLM_CAF_JC_REDUCE = 3   /* co_sum, co_min, co_max, co_reduce */
+    TLM_CAF_JC_REDUCE = 3,  /* co_sum, co_min, co_max, co_reduce */
+    TLM_CAF_JC_ALLOC = 4,   /* ALLOCATE of a coarray (buf NULL) */
+    TLM_CAF_JC_DEALLOC = 5  /* DEALLOCATE of a coarray (buf NULL) */
 } tlm_caf_jc_what_t;
 
 /* One statement of the initial team (tlm_caf_jc). */

@@ -1,8 +1,9 @@
-/* caf_jcoll.c - the initial team's SYNC ALL and collective subroutines on
- * Telemem's node-aware collectives: each begins with one
- * telemem_allgather of a 64-byte slot per image (what the image is
- * doing, its argument's size, and the argument itself when it fits), the
- * same call of the same size whatever the statement, so that an image
+/* caf_jcoll.c - the initial team's SYNC ALL, collective subroutines and
+ * coarray ALLOCATE / DEALLOCATE on Telemem's node-aware collectives: each
+ * begins with one telemem_allgather of a 64-byte slot per image (what
+ * the image is doing, its argument's size, and the argument itself when
+ * it fits), the same call of the same size whatever the statement, so
+ * that an image
  * that has stopped or failed can take part in it too, from
  * tlm_caf_terminate until every image has ended.  Every image sees every
  * slot: all agree on the outcome (STAT=, a size that differs), reduce an
@@ -57,6 +58,8 @@ static const char *what_name(int what)
     switch (what) {
     case TLM_CAF_JC_SYNC: return "sync all";
     case TLM_CAF_JC_BCAST: return "co_broadcast";
+    case TLM_CAF_JC_ALLOC: return "allocate coarray";
+    case TLM_CAF_JC_DEALLOC: return "deallocate coarray";
     default: return "a reduction";
     }
 }
@@ -128,12 +131,15 @@ int tlm_caf_jc(const tlm_caf_jc_t *op, char *msg, size_t cap)
     mine.what = op->what;
     mine.root = op->what == TLM_CAF_JC_BCAST ? op->root : 0;
     mine.bytes = op->bytes;
-    if (op->bytes <= TLM_CAF_JC_DATA && op->bytes > 0)
+    if (op->buf && op->bytes <= TLM_CAF_JC_DATA && op->bytes > 0)
         memcpy(mine.data, op->buf, op->bytes);
     if (!exchange(&mine))
         return -1;
     code = judge(op, msg, cap);
-    if (code || op->what == TLM_CAF_JC_SYNC || op->bytes == 0)
+    /* SYNC ALL, ALLOCATE and DEALLOCATE need only the agreement: the
+     * allocation's own Telemem collective follows when every image runs
+     * and is in the same statement. */
+    if (code || !op->buf || op->what == TLM_CAF_JC_SYNC || op->bytes == 0)
         return code;
     if (op->bytes <= TLM_CAF_JC_DATA) {
         if (op->what == TLM_CAF_JC_BCAST) {

@@ -89,6 +89,30 @@ static int check_all_running(int *stat, char *errmsg, size_t len,
     return 0;
 }
 
+/* In the initial team, the images agree first (caf_jcoll.c's slots) that
+ * every one of them runs and is in the same statement: an image that
+ * stops meanwhile takes part in that exchange, but not in the Telemem
+ * collective of the allocation, which would wait for it until
+ * TELEMEM_TIMEOUT.  1 (reported) when they do not; inside a team, or once
+ * a process died, 0 (the allocation's collective fails by itself then). */
+static int agree(tlm_caf_jc_what_t what, size_t size, int *stat,
+                 char *errmsg, size_t len)
+{
+    char msg[160];
+    tlm_caf_jc_t op = {.what = what, .bytes = size,
+                       .name = what == TLM_CAF_JC_ALLOC ? "allocate coarray"
+                                                        : "deallocate coarray"};
+    int code;
+
+    if (tlm_caf.n < 2)
+        return 0;
+    code = tlm_caf_jc(&op, msg, sizeof msg);
+    if (code <= 0)
+        return 0;
+    tlm_caf_report(stat, errmsg, len, code, "%s", msg);
+    return 1;
+}
+
 /* Every image registers its coarrays in the same order: allocate one
  * telemem_malloc_all block each, zero it, and synchronise (an ALLOCATE
  * of a coarray is an image control statement). */
@@ -98,7 +122,8 @@ static int register_collective(tlm_caf_token_t *t, size_t size, int *stat,
     size_t bytes = size;
     int rc;
 
-    if (check_all_running(stat, errmsg, len, "allocate coarray"))
+    if (check_all_running(stat, errmsg, len, "allocate coarray") ||
+        agree(TLM_CAF_JC_ALLOC, size, stat, errmsg, len))
         return 1;
     if (is_lock(t->type) || is_event(t->type)) {
         /* One 64-bit word per lock or event. */
@@ -199,7 +224,8 @@ void _gfortran_caf_deregister(tlm_caf_token_p *token, int type, int *stat,
         return;
     if (t->bases) {
         if (check_all_running(stat, errmsg, errmsg_len,
-                              "deallocate coarray"))
+                              "deallocate coarray") ||
+            agree(TLM_CAF_JC_DEALLOC, t->size, stat, errmsg, errmsg_len))
             return;
         if (t->mutex_set >= 0)
             rc = telemem_mutexes_destroy(t->mutex_set);
