@@ -36,9 +36,11 @@ typedef struct tlm_core_peer {
     bool direct_busy;
     bool am_reads;
     bool left;            /* it sent LEAVE: gone for every wait */
-    bool dead;            /* dead by a direct driver's failure or the
-                           * launcher's list (tlm_boot_dead), which a
-                           * transport may not see: ofi */
+    bool dead;            /* dead or gone, as a liveness check found
+                           * (tlm_core_check_alive), a direct driver's
+                           * failure or the launcher's list (tlm_boot_dead,
+                           * which a transport may not see: ofi); every
+                           * later call addressed to it fails */
 } tlm_core_peer_t;
 
 /* unflushed, flush_sent, flush_acked, nbi_gets and am_reads are written
@@ -279,15 +281,16 @@ static inline int tlm_core_check_comm(void)
 }
 
 /* The rank argument of a public call: in [0, nranks), else logged as
- * "<what>: rank R out of range [0, N)" and TELEMEM_ERR_INVALID_ARG.  The
+ * "<what>: rank R out of range [0, N)" and TELEMEM_ERR_INVALID_ARG; a rank
+ * known to be dead (tlm_core_peer_t.dead): TELEMEM_ERR_PEER_DEAD.  The
  * one rank check of core's entry points. */
+int tlm_core_check_rank_slow(const char *what, int rank);
 static inline int tlm_core_check_rank(const char *what, int rank)
 {
-    if (TLM_LIKELY(rank >= 0 && rank < tlm_core.nranks))
+    if (TLM_LIKELY(rank >= 0 && rank < tlm_core.nranks &&
+                   !tlm_core.peer_gone))
         return TELEMEM_OK;
-    tlm_error("%s: rank %d out of range [0, %d)", what, rank,
-              tlm_core.nranks);
-    return TELEMEM_ERR_INVALID_ARG;
+    return tlm_core_check_rank_slow(what, rank);
 }
 
 int tlm_core_check_rma_args(const char *what, int rank, const void *remote,

@@ -39,6 +39,7 @@ static inline int rma_check(const char *what, int rank, const void *remote,
 {
     if (TLM_LIKELY(tlm_core.initialized && !tlm_core.in_handler &&
                    (unsigned)rank < (unsigned)tlm_core.nranks &&
+                   !tlm_core.peer_gone &&
                    remote && local &&
                    !tlm_util_range_wraps((uintptr_t)remote, bytes) &&
                    !tlm_util_range_wraps((uintptr_t)local, bytes)))

@@ -439,11 +439,13 @@ int tlm_core_check_alive(int peer)
             continue;
         if (tlm_core_peer_left(r)) {
             tlm_error("rank %d has left the job (its finalize gave up)", r);
+            tlm_core.peers[r].dead = true;
             tlm_core.peer_gone = true;
             return TELEMEM_ERR_PEER_DEAD;
         }
         if (tlm_core.peers[r].dead || tlm_am_peer_alive(r) != TELEMEM_OK) {
             tlm_error("rank %d has died", r);
+            tlm_core.peers[r].dead = true;
             tlm_core.peer_gone = true;
             return TELEMEM_ERR_PEER_DEAD;
         }
@@ -951,4 +953,23 @@ void tlm_core_wait_thread_turn(tlm_wait_t *w, int n)
     tlm_core_lock_slow();
     (void)idle_turn(w, false);
     tlm_core_unlock_slow();
+}
+
+/* tlm_core_check_rank's other cases: a rank out of range, or (once some
+ * rank is known to be dead or gone) a rank known dead: every later call
+ * addressed to it fails at once, whichever path it would take (a store
+ * through the direct path into a dead process's window would succeed,
+ * and a quiet after it would find nothing outstanding). */
+int tlm_core_check_rank_slow(const char *what, int rank)
+{
+    if (rank < 0 || rank >= tlm_core.nranks) {
+        tlm_error("%s: rank %d out of range [0, %d)", what, rank,
+                  tlm_core.nranks);
+        return TELEMEM_ERR_INVALID_ARG;
+    }
+    if (tlm_core.peers && tlm_core.peers[rank].dead) {
+        tlm_debug("%s: rank %d is dead", what, rank);
+        return TELEMEM_ERR_PEER_DEAD;
+    }
+    return TELEMEM_OK;
 }
