@@ -243,8 +243,10 @@ uint64_t tlm_caf_tflat_key(const tlm_caf_team_t *t, uint32_t seq);
 void tlm_caf_tflat_announce(const tlm_caf_team_t *t, uint64_t key,
                             size_t bytes);
 /* While such a reduction waits: on the first image, a slot of another
- * size ends it for everyone (STAT= 7001, the image in *image); on the
- * others, the first image's result ends it.  0 while neither. */
+ * size ends it for everyone (STAT= 7001, the image in *image) once every
+ * image's slot has come (each image's result is written after its slot:
+ * a result that replaced one not read yet would leave its image waiting);
+ * on the others, the first image's result ends it.  0 while neither. */
 int tlm_caf_tflat_check(const tlm_caf_team_t *t, uint64_t key, size_t bytes,
                         int *image);
 

@@ -78,33 +78,66 @@ static int await_key(const volatile flat_t *f, uint64_t key, int r,
     return 0;
 }
 
+/* On the first image: wait for every image's slot of key and compare it
+ * with this image's size, statement and source (a mismatch is
+ * STAT_INVALID naming the first such image; a failed image outranks a
+ * stopped one, which outranks the rest).  A STAT= code, *image the
+ * image it names. */
+static int gather(const tlm_caf_team_t *t, uint64_t key, size_t bytes,
+                  int what, int root, const char *name, int *image,
+                  char *msg, size_t cap)
+{
+    int i, code = 0;
+
+    *image = 0;
+    for (i = 1; i < t->size; i++) {
+        const volatile flat_t *s = slot_at(tlm_caf.me, t->ranks[i]);
+        int c = await_key(s, key, t->ranks[i], i + 1, name, msg, cap);
+        if (c && (!code || (c == TLM_CAF_STAT_FAILED_IMAGE &&
+                            code != TLM_CAF_STAT_FAILED_IMAGE))) {
+            code = c;
+            *image = i + 1;
+        }
+        if (!c && !code && (s->a != (int64_t)bytes || s->b != what ||
+                            s->c != root)) {
+            snprintf(msg, cap, "%s: the argument of image %d differs in "
+                     "size or type from the others' (%lld bytes, image "
+                     "1's %zu)%s", name, i + 1, (long long)s->a, bytes,
+                     s->b != what ? ", or its statement"
+                     : s->c != root ? ", or its source_image" : "");
+            code = TLM_CAF_STAT_INVALID;
+            *image = i + 1;
+        }
+    }
+    return code;
+}
+
+/* On the first image, once gather() has seen every slot of res->key: the
+ * result into each image's control block.  Only then: an image puts its
+ * next slot after it has read this result, so a result is never written
+ * over one its image has not read yet. */
+static void post(const tlm_caf_team_t *t, const flat_t *res)
+{
+    int i;
+
+    for (i = 1; i < t->size; i++) {
+        int r = t->ranks[i];
+        if (tlm_caf_state(r) == TLM_CAF_FAILED)
+            continue;
+        (void)telemem_put(r, result_at(r), res, sizeof *res);
+    }
+}
+
 /* The first image's part: every slot, the outcome, the results. */
 static int hub(tlm_caf_team_t *t, const tlm_caf_jc_t *op, uint64_t key,
                char *msg, size_t cap)
 {
     flat_t res;
-    int i, code = 0, image = 0;
+    int i, code, image;
 
     memset(&res, 0, sizeof res);
-    for (i = 1; i < t->size; i++) {
-        const volatile flat_t *s = slot_at(tlm_caf.me, t->ranks[i]);
-        int c = await_key(s, key, t->ranks[i], i + 1, op->name, msg, cap);
-        if (c && (!code || (c == TLM_CAF_STAT_FAILED_IMAGE &&
-                            code != TLM_CAF_STAT_FAILED_IMAGE))) {
-            code = c;
-            image = i + 1;
-        }
-        if (!c && !code && (s->a != (int64_t)op->bytes || s->b != op->what ||
-                            s->c != op->root)) {
-            snprintf(msg, cap, "%s: the argument of image %d differs in "
-                     "size or type from the others' (%lld bytes, image "
-                     "1's %zu)%s", op->name, i + 1, (long long)s->a,
-                     op->bytes, s->b != op->what ? ", or its statement"
-                     : s->c != op->root ? ", or its source_image" : "");
-            code = TLM_CAF_STAT_INVALID;
-            image = i + 1;
-        }
-    }
+    code = gather(t, key, op->bytes, op->what, op->root, op->name, &image,
+                  msg, cap);
     if (!code && op->bytes <= TLM_CAF_JC_DATA && op->bytes > 0) {
         if (op->what == TLM_CAF_JC_BCAST && op->root != 0)
             memcpy(op->buf,
@@ -126,12 +159,7 @@ static int hub(tlm_caf_team_t *t, const tlm_caf_jc_t *op, uint64_t key,
     res.b = image;
     res.key = key;
     /* The message travels as the code: the others rebuild it. */
-    for (i = 1; i < t->size; i++) {
-        int r = t->ranks[i];
-        if (tlm_caf_state(r) == TLM_CAF_FAILED)
-            continue;
-        (void)telemem_put(r, result_at(r), &res, sizeof res);
-    }
+    post(t, &res);
     return code;
 }
 
@@ -221,22 +249,23 @@ int tlm_caf_tflat_check(const tlm_caf_team_t *t, uint64_t key, size_t bytes,
         *image = (int)res->b;
         return (int)res->a;
     }
+    /* A slot of another size: the reduction fails.  The others' slots
+     * are awaited before the result goes out (post()): an image whose
+     * slot has not come yet may not have read the previous result, and
+     * would wait for it forever once this one replaced it. */
     for (i = 1; i < t->size; i++) {
         const volatile flat_t *s = slot_at(tlm_caf.me, t->ranks[i]);
         if (key_of(s) == key && (s->a != (int64_t)bytes ||
                                  s->b != TLM_CAF_JC_REDUCE || s->c != 0)) {
             flat_t res;
-            int j;
+            char msg[256];
             memset(&res, 0, sizeof res);
-            res.a = TLM_CAF_STAT_INVALID;
-            res.b = i + 1;
+            res.a = gather(t, key, bytes, TLM_CAF_JC_REDUCE, 0, "reduction",
+                           image, msg, sizeof msg);
+            res.b = *image;
             res.key = key;
-            for (j = 1; j < t->size; j++)
-                if (tlm_caf_state(t->ranks[j]) != TLM_CAF_FAILED)
-                    (void)telemem_put(t->ranks[j], result_at(t->ranks[j]),
-                                      &res, sizeof res);
-            *image = i + 1;
-            return TLM_CAF_STAT_INVALID;
+            post(t, &res);
+            return (int)res.a;
         }
     }
     return 0;
