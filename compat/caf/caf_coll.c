@@ -84,11 +84,11 @@ void _gfortran_caf_co_broadcast(tlm_gfc_desc_t *a, int source_image,
                            .buf = buf, .bytes = bytes, .root = root,
                            .big = tlm_caf_jc_bcast_big};
         code = tlm_caf_jc(&op, msg, sizeof msg);
+        if (code < 0)
+            code = tlm_caf_tcoll_bcast(tlm_caf.team, buf, bytes,
+                                       source_image - 1, "co_broadcast", msg,
+                                       sizeof msg);
     }
-    if (code < 0)
-        code = tlm_caf_tcoll_bcast(tlm_caf.team, buf, bytes,
-                                   source_image - 1, "co_broadcast", msg,
-                                   sizeof msg);
     scatter_local(a, &s, buf, copied);
     if (code)
         tlm_caf_report(stat, errmsg, errmsg_len, code, "%s", msg);
@@ -394,10 +394,15 @@ static void reduce(const char *what, tlm_gfc_desc_t *a, int op,
                            .buf = buf, .bytes = s.count * s.elem,
                            .fold = fold_all, .ctx = &f, .big = reduce_big};
         code = tlm_caf_jc(&jc, msg, sizeof msg);
+        /* Inside a team: a flat step up to a slot's size, the trees
+         * (watching for an image that took the flat step) beyond. */
+        if (code < 0 && jc.bytes <= TLM_CAF_JC_DATA)
+            code = tlm_caf_tflat(tlm_caf.team, &jc, msg, sizeof msg);
+        else if (code < 0)
+            code = tlm_caf_tcoll_allreduce_watched(tlm_caf.team, buf,
+                                                   jc.bytes, fold_all, &f,
+                                                   what, msg, sizeof msg);
     }
-    if (code < 0)
-        code = tlm_caf_tcoll_allreduce(tlm_caf.team, buf, s.count * s.elem,
-                                       fold_all, &f, what, msg, sizeof msg);
     scatter_local(a, &s, buf, copied);
     if (code)
         tlm_caf_report(stat, errmsg, len, code, "%s", msg);

@@ -21,11 +21,12 @@ static int ctl_setup(void)
     tlm_caf.seen = calloc(n, sizeof(int64_t));
     if (!tlm_caf.ctl_bases || !tlm_caf.posted || !tlm_caf.seen)
         return TELEMEM_ERR_NO_MEMORY;
-    rc = telemem_malloc_all(3 * n * sizeof(int64_t), tlm_caf.ctl_bases);
+    rc = telemem_malloc_all(TLM_CAF_CTL_WORDS(n) * sizeof(int64_t),
+                            tlm_caf.ctl_bases);
     if (rc != TELEMEM_OK)
         return rc;
     tlm_caf.ctl_block = tlm_caf.ctl_bases[tlm_caf.me];
-    memset(tlm_caf.ctl_block, 0, 3 * n * sizeof(int64_t));
+    memset(tlm_caf.ctl_block, 0, TLM_CAF_CTL_WORDS(n) * sizeof(int64_t));
     tlm_caf.ctl.arrived = tlm_caf.ctl_block;
     tlm_caf.ctl.state = tlm_caf.ctl_block + n;
     tlm_caf.ctl.xchg = tlm_caf.ctl_block + 2 * n;

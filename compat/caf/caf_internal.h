@@ -176,6 +176,12 @@ int tlm_caf_tcoll_bcast(tlm_caf_team_t *t, void *buf, size_t bytes,
 int tlm_caf_tcoll_allreduce(tlm_caf_team_t *t, void *buf, size_t bytes,
                             tlm_caf_fold_fn_t fold, void *ctx,
                             const char *what, char *msg, size_t cap);
+/* The same after tlm_caf_tflat_announce, watching tlm_caf_tflat_check
+ * (a team's reduction of more than TLM_CAF_JC_DATA bytes). */
+int tlm_caf_tcoll_allreduce_watched(tlm_caf_team_t *t, void *buf,
+                                    size_t bytes, tlm_caf_fold_fn_t fold,
+                                    void *ctx, const char *what, char *msg,
+                                    size_t cap);
 
 /* ---- the initial team's collectives (caf_jcoll.c) ---- */
 
@@ -207,6 +213,13 @@ typedef struct tlm_caf_jc {
 /* A broadcast larger than a slot from op->root (caf_coll.c): the .big
  * of co_broadcast and of RANDOM_INIT's seed. */
 int tlm_caf_jc_bcast_big(const tlm_caf_jc_t *op, char *msg, size_t cap);
+
+/* Where, in int64_t words, a control block's part for caf_tflat.c
+ * begins (a slot of 8 words per image of the initial team, then this
+ * image's result), 64-byte aligned; and its size in words. */
+#define TLM_CAF_CTL_FLAT(n) ((3 * (size_t)(n) + 7) / 8 * 8)
+#define TLM_CAF_CTL_WORDS(n) (TLM_CAF_CTL_FLAT(n) + 8 * ((size_t)(n) + 1))
+
 /* The slots (caf_init). */
 int tlm_caf_jc_setup(void);
 /* Run op in the initial team: a STAT= code (0 ok, message in msg), or -1
@@ -218,6 +231,26 @@ int tlm_caf_jc(const tlm_caf_jc_t *op, char *msg, size_t cap);
  * running images' statements until every image has ended; false when the
  * collectives failed. */
 bool tlm_caf_jc_ended(int st);
+/* The first step of op inside team t (caf_tflat.c; op->root is a team
+ * index): every image agrees, and an argument of up to TLM_CAF_JC_DATA
+ * bytes is reduced or broadcast.  A STAT= code; a larger argument is
+ * then the caller's to move. */
+int tlm_caf_tflat(tlm_caf_team_t *t, const tlm_caf_jc_t *op, char *msg,
+                  size_t cap);
+/* The key of team t's collective number seq (the same on every image). */
+uint64_t tlm_caf_tflat_key(const tlm_caf_team_t *t, uint32_t seq);
+/* A reduction of more than TLM_CAF_JC_DATA bytes on the trees: tell the
+ * team's first image its size (an image whose argument fits a slot waits
+ * there for everyone's: a size that differs must not leave it waiting). */
+void tlm_caf_tflat_announce(const tlm_caf_team_t *t, uint64_t key,
+                            size_t bytes);
+/* While such a reduction waits: on the first image, a slot of another
+ * size ends it for everyone (STAT= 7001, the image in *image) once every
+ * image's slot has come (each image's result is written after its slot:
+ * a result that replaced one not read yet would leave its image waiting);
+ * on the others, the first image's result ends it.  0 while neither. */
+int tlm_caf_tflat_check(const tlm_caf_team_t *t, uint64_t key, size_t bytes,
+                        int *image);
 
 /* ---- tokens (caf_register.c) ---- */
 

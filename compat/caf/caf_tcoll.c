@@ -187,6 +187,10 @@ typedef struct {
     const tlm_caf_team_t *t;
     uint32_t seq;
     int code, image;    /* the first error met (merge) */
+    bool watch;         /* tlm_caf_tflat_check while waiting */
+    bool ended;         /* it said so: wait for nothing more */
+    uint64_t key;
+    size_t bytes;
 } op_t;
 
 /* Wait for the message of phase ph from team index idx; NULL when that
@@ -199,8 +203,17 @@ static tcoll_msg_t *recv_from(op_t *o, int idx, uint32_t ph)
 
     for (;;) {
         m = take(r, o->t->cid, o->seq, ph);
-        if (m)
+        if (m || o->ended)
             return m;
+        if (o->watch) {
+            int img = 0, c = tlm_caf_tflat_check(o->t, o->key, o->bytes,
+                                                 &img);
+            if (c) {
+                merge(&o->code, &o->image, c, img);
+                o->ended = true;
+                return NULL;
+            }
+        }
         s = tlm_caf_state(r);
         if (s != TLM_CAF_RUNNING) {
             /* Its messages were handled before its state was written
@@ -268,6 +281,7 @@ static void op_begin(op_t *o, tlm_caf_team_t *t)
     o->seq = ++t->seq;
     o->code = 0;
     o->image = 0;
+    o->watch = o->ended = false;
     tlm_caf_refresh_dead();
     for (i = 0; i < t->size; i++) {
         int s = tlm_caf_state(t->ranks[i]);
@@ -376,6 +390,26 @@ int tlm_caf_tcoll_allreduce(tlm_caf_team_t *t, void *buf, size_t bytes,
 
     op_begin(&o, t);
     if (t->size > 1) {
+        reduce(&o, buf, bytes, fold, ctx);
+        bcast(&o, 0, buf, bytes);
+    }
+    return op_end(&o, what, msg, cap);
+}
+
+int tlm_caf_tcoll_allreduce_watched(tlm_caf_team_t *t, void *buf,
+                                    size_t bytes, tlm_caf_fold_fn_t fold,
+                                    void *ctx, const char *what, char *msg,
+                                    size_t cap)
+{
+    op_t o;
+
+    op_begin(&o, t);
+    if (t->size > 1) {
+        o.watch = true;
+        o.key = tlm_caf_tflat_key(t, o.seq);
+        o.bytes = bytes;
+        if (t->me != 0)
+            tlm_caf_tflat_announce(t, o.key, bytes);
         reduce(&o, buf, bytes, fold, ctx);
         bcast(&o, 0, buf, bytes);
     }

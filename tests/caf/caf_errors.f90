@@ -5,7 +5,8 @@
 ! image holds (STAT_LOCKED_OTHER_IMAGE), co_sum and co_reduce of arguments
 ! whose sizes differ between the images (every image gets the error),
 ! also when one image's fits in the initial team's slots and the
-! others' do not, and co_broadcast of such arguments.
+! others' do not (also co_sum inside CHANGE TEAM), and co_broadcast of
+! such arguments.
 ! A module procedure: an internal one passed to co_reduce would need a
 ! trampoline on an executable stack.
 module caf_errors_ops
@@ -23,6 +24,7 @@ program caf_errors
   use iso_fortran_env
   implicit none
   type(lock_type) :: lk[*]
+  type(team_type) :: all
   integer :: me, np, st, nerr = 0, bad
   integer, allocatable :: v(:)
   character(len=120) :: msg
@@ -76,6 +78,20 @@ program caf_errors
     msg = ''
     call reduce_sizes(v, st, msg)
     call check(st /= 0 .and. index(msg, 'differs in size') > 0, 'co_reduce of 4 and 4000 bytes')
+    ! The same inside CHANGE TEAM (the first image's slots, then trees).
+    form team(1, all)
+    change team(all)
+      msg = ''
+      call sum_sizes(v, st, msg)
+      call check(st /= 0 .and. index(msg, 'differs in size') > 0, 'team co_sum of 4 and 4000 bytes')
+      ! The first image on the trees, the others in the flat step.
+      deallocate(v)
+      allocate(v(merge(1000, 1, me == 1)))
+      v = 1
+      msg = ''
+      call sum_sizes(v, st, msg)
+      call check(st /= 0 .and. index(msg, 'differs in size') > 0, 'team co_sum of 4000 and 4 bytes')
+    end team
     deallocate(v)
   end if
   call finish()
