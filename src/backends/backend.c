@@ -1,6 +1,6 @@
 /* backend.c - the list of built-in backends, the choice of which to open
- * (TELEMEM_TRANSPORT: shm on this node, the first available network
- * backend, or the one named after "shm+", to other nodes), the check that
+ * (TELEMEM_TRANSPORT: shm on this node, the available network backend
+ * auto prefers, or the one named after "shm+", to other nodes), the check that
  * no ops slot is NULL, and the stubs that fill optional slots.  The only
  * file that knows which backends this build has. */
 #include <stdio.h>
@@ -121,7 +121,9 @@ int tlm_backend_check_config(const char *want, const tlm_transport_params_t *p)
 }
 
 /* The network backend for ranks on other nodes: the one named (alone or
- * after "shm+"), or under auto the first this machine can use. */
+ * after "shm+"), or under auto the one this machine can use that it
+ * prefers most (transport.h, TLM_BACKEND_PREF_*), the first among
+ * equals. */
 static const tlm_backend_t *network_choice(const char *want,
                                           const tlm_transport_params_t *p)
 {
@@ -130,12 +132,22 @@ static const tlm_backend_t *network_choice(const char *want,
                                                         : want);
         return b && b->network ? b : NULL;
     }
+    const tlm_backend_t *best = NULL;
+    int best_pref = 0;
     for (size_t i = 0; i < TLM_ARRAY_SIZE(backends); i++) {
         const tlm_backend_t *b = backends[i];
-        if (b->network && (!b->available || b->available(p)))
-            return b;
+        if (!b->network)
+            continue;
+        int pref = b->available ? b->available(p) : TLM_BACKEND_PREF_GENERIC;
+        tlm_debug("network transport %s: preference %d", b->name, pref);
+        if (pref > best_pref) {
+            best = b;
+            best_pref = pref;
+        }
     }
-    return NULL;
+    if (best)
+        tlm_info("network transport under auto: %s", best->name);
+    return best;
 }
 
 int tlm_backend_open_all(const char *want, const tlm_transport_params_t *p,
@@ -168,10 +180,12 @@ int tlm_backend_open_all(const char *want, const tlm_transport_params_t *p,
                           : b == &tlm_loop_backend || (net && b == net);
         if (!wanted)
             continue;
+        tlm_transport_params_t bp = *p;
+        bp.net_only = split && b == net;
         memset(reach, 0, (size_t)p->size * sizeof(bool));
-        rc = b->query(p, reach);
+        rc = b->query(&bp, reach);
         if (rc == TELEMEM_OK)
-            rc = b->open(p, &tp);
+            rc = b->open(&bp, &tp);
         if (rc == TELEMEM_OK) {
             rc = add(tp, reach);
             if (rc != TELEMEM_OK)

@@ -60,6 +60,11 @@ typedef struct tlm_transport_params {
     bool direct_cma;         /* TELEMEM_DIRECT_CMA: window may use CMA */
     size_t reg_cache_max;     /* TELEMEM_REG_CACHE_MAX: direct-path pinning */
     long net_max_peers;      /* TELEMEM_NET_MAX_PEERS, 0 = no limit */
+    /* Set by backend.c for a network backend opened beside shm (auto,
+     * shm+NET): it carries messages to other nodes only, so its own
+     * shared-memory wires are of no use (UCX's, between containers or
+     * network namespaces of one machine, fail: "Shared memory error"). */
+    bool net_only;
     /* The node area core wants (bytes; 0: none): see node_base below. */
     size_t node_bytes;
     tlm_deliver_fn_t deliver;
@@ -216,14 +221,26 @@ typedef struct tlm_backend {
     /* Which ranks this backend can reach: sets reach[r] for each. */
     int (*query)(const tlm_transport_params_t *p, bool *reach);
     int (*open)(const tlm_transport_params_t *p, tlm_transport_t **tp_p);
-    /* Network backends: can this machine use it (a library probe, no
-     * communication)?  NULL: always. */
+    /* Network backends: can this machine use it, and how much is it
+     * preferred under TELEMEM_TRANSPORT=auto (a library probe, no
+     * communication)?  0: not usable, else a TLM_BACKEND_PREF_*; the
+     * highest wins, the first in backend order among equals.  NULL:
+     * always, TLM_BACKEND_PREF_GENERIC. */
     int (*available)(const tlm_transport_params_t *p);
     bool network;  /* reaches other nodes */
     const char *direct_name; /* its direct driver's super.name, or NULL */
 } tlm_backend_t;
 
 #define TLM_BACKEND_ABI 1
+
+/* Preferences of network backends under auto (docs/transports.md,
+ * "Choice per peer"): a library that can only reach the network through
+ * sockets (libfabric's tcp, sockets, udp and net providers), a library
+ * that picks its own wires (UCX: over TCP it makes fewer system calls per
+ * message than libfabric's socket providers), a fabric provider or one
+ * the user named (TELEMEM_OFI_PROVIDER). */
+enum { TLM_BACKEND_PREF_SOCKETS = 1, TLM_BACKEND_PREF_GENERIC = 2,
+       TLM_BACKEND_PREF_FABRIC = 3 };
 
 /* backend.c */
 typedef int (*tlm_backend_add_fn_t)(tlm_transport_t *tp, const bool *reach);

@@ -19,7 +19,7 @@
 #define TLM_CONFIG_ENV_SKIP
 #endif
 TLM_CONFIG(TRANSPORT, STRING, "auto", "auto|shm|ofi|ucx|shm+ofi|shm+ucx",
-           "Transport to other ranks: auto (shm on this node, the first usable network transport to other nodes), shm, ofi or ucx (all ranks), shm+ofi or shm+ucx (shm on this node, that network transport to other nodes)")
+           "Transport to other ranks: auto (shm on this node; to other nodes libfabric with a fabric provider, else UCX, else libfabric over TCP), shm, ofi or ucx (all ranks), shm+ofi or shm+ucx (shm on this node, that network transport to other nodes)")
 /* The backends' own rows: each declares its settings in its own directory
  * (src/backends/<name>/<name>_config.h). */
 #include "backends/backend_config.h"

@@ -493,13 +493,30 @@ static int ofi_query(const tlm_transport_params_t *p, bool *reach)
     return TELEMEM_OK;
 }
 
+/* Usable, and how much auto prefers it: a provider the user named, or a
+ * fabric's (verbs, efa, cxi, psm3, ...), before UCX; libfabric's own
+ * socket providers after it (the core provider before ";ofi_rxm").  Over
+ * tcp;ofi_rxm, libfabric 1.17 signals its completion queue with a write
+ * and a read of one byte per received message (docs/transports.md). */
 static int ofi_available(const tlm_transport_params_t *p)
 {
+    static const char *const sockets[] = {"tcp", "sockets", "udp", "net"};
     struct fi_info *info = get_info(p);
     if (!info)
         return 0;
+    const char *prov = info->fabric_attr && info->fabric_attr->prov_name
+                           ? info->fabric_attr->prov_name : "";
+    size_t core = strcspn(prov, ";");
+    int pref = TLM_BACKEND_PREF_FABRIC;
+    const char *named = p->config->OFI_PROVIDER;
+    if (!(named && named[0]))
+        for (size_t i = 0; i < TLM_ARRAY_SIZE(sockets); i++)
+            if (strlen(sockets[i]) == core &&
+                strncmp(prov, sockets[i], core) == 0)
+                pref = TLM_BACKEND_PREF_SOCKETS;
+    tlm_debug("libfabric's provider: %s", prov);
     fi_freeinfo(info);
-    return 1;
+    return pref;
 }
 
 /* The completion queue, with a file descriptor for waits that sleep

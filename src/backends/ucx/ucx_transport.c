@@ -753,7 +753,7 @@ static int ucx_available(const tlm_transport_params_t *p)
     if (ucp_config_read(NULL, NULL, &cfg) != UCS_OK)
         return 0;
     ucp_config_release(cfg);
-    return 1;
+    return TLM_BACKEND_PREF_GENERIC;
 }
 
 /* Waits sleep on the worker's event fd (docs/wait.md); without it they
@@ -764,6 +764,27 @@ static void get_efd(ucx_transport_t *ut)
         tlm_info("ucp_worker_get_efd failed: waits poll UCX every 1 ms");
         ut->efd = -1;
     }
+}
+
+/* The UCX context.  Beside shm, UCX reaches other nodes only: its
+ * shared-memory wires are left out unless UCX_TLS chooses the wires. */
+static ucs_status_t init_context(ucx_transport_t *ut,
+                                 const tlm_transport_params_t *p)
+{
+    ucp_params_t up = {.field_mask = UCP_PARAM_FIELD_FEATURES,
+                       .features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP |
+                                   (p->direct ? UCP_FEATURE_RMA : 0)};
+    ucp_config_t *ucfg = NULL;
+    if (p->net_only && !p->config->UCX_TLS &&
+        ucp_config_read(NULL, NULL, &ucfg) == UCS_OK &&
+        ucp_config_modify(ucfg, "TLS", "^sm") != UCS_OK) {
+        ucp_config_release(ucfg);
+        ucfg = NULL;
+    }
+    ucs_status_t st = ucp_init(&up, ucfg, &ut->ctx);
+    if (ucfg)
+        ucp_config_release(ucfg);
+    return st;
 }
 
 /* The per-rank tables, the send pool and the free lists of a new
@@ -856,10 +877,7 @@ static int ucx_open(const tlm_transport_params_t *p, tlm_transport_t **tp_p)
     if ((rc = alloc_tables(ut, p->size)) != TELEMEM_OK)
         goto out;
     ut->efd = -1;
-    ucp_params_t up = {.field_mask = UCP_PARAM_FIELD_FEATURES,
-                       .features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP |
-                                   (p->direct ? UCP_FEATURE_RMA : 0)};
-    ucs_status_t st = ucp_init(&up, NULL, &ut->ctx);
+    ucs_status_t st = init_context(ut, p);
     if (st != UCS_OK) {
         tlm_error("ucp_init: %s", ucs_status_string(st));
         ut->ctx = NULL;
