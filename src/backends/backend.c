@@ -181,7 +181,7 @@ int tlm_backend_open_all(const char *want, const tlm_transport_params_t *p,
         if (!wanted)
             continue;
         tlm_transport_params_t bp = *p;
-        bp.net_only = split && b == net;
+        bp.net_only = split && net && b == net;
         memset(reach, 0, (size_t)p->size * sizeof(bool));
         rc = b->query(&bp, reach);
         if (rc == TELEMEM_OK)
