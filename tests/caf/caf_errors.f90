@@ -84,6 +84,13 @@ program caf_errors
       msg = ''
       call sum_sizes(v, st, msg)
       call check(st /= 0 .and. index(msg, 'differs in size') > 0, 'team co_sum of 4 and 4000 bytes')
+      ! co_broadcast (trees, no reduction phase) from image 2: an image
+      ! that receives a size of another than its own gets the error; the
+      ! source and the others may finish first, but none waits for good.
+      msg = ''
+      call bcast_sizes2(v, st, msg)
+      if (me == 1) call check(st /= 0 .and. index(msg, 'differs in size') > 0, &
+                              'team co_broadcast of 4 and 4000 bytes')
       ! The first image on the trees, the others in the flat step.
       deallocate(v)
       allocate(v(merge(1000, 1, me == 1)))
@@ -91,6 +98,10 @@ program caf_errors
       msg = ''
       call sum_sizes(v, st, msg)
       call check(st /= 0 .and. index(msg, 'differs in size') > 0, 'team co_sum of 4000 and 4 bytes')
+      msg = ''
+      call bcast_sizes(v, st, msg)
+      if (me /= 1) call check(st /= 0 .and. index(msg, 'differs in size') > 0, &
+                              'team co_broadcast of 4000 and 4 bytes')
     end team
     deallocate(v)
   end if
@@ -109,6 +120,12 @@ contains
     integer, intent(out) :: st
     character(*), intent(inout) :: m
     call co_broadcast(x, 1, stat=st, errmsg=m)
+  end subroutine
+  subroutine bcast_sizes2(x, st, m)
+    integer, intent(inout) :: x(:)
+    integer, intent(out) :: st
+    character(*), intent(inout) :: m
+    call co_broadcast(x, min(2, num_images()), stat=st, errmsg=m)
   end subroutine
   subroutine reduce_sizes(x, st, m)
     integer, intent(inout) :: x(:)
