@@ -45,7 +45,8 @@ static int express(int op, int rank, void *remote, telemem_type_t type,
     unsigned w = width_of(type);
     if (!w || !value || (op == TLM_RMW_CSWAP && !compare) || rank < 0 ||
         rank >= tlm_core.nranks || rank == tlm_core.rank ||
-        (uintptr_t)remote % w || !tlm_core.initialized)
+        (uintptr_t)remote % w || !tlm_core.initialized ||
+        tlm_core.peer_gone) /* rmw refuses a rank known to be dead */
         return TLM_DIRECT_DECLINED;
     /* A handler calling in (it holds the lock, or runs on this thread
      * without locking) gets the locked path's IN_HANDLER. */
@@ -82,6 +83,9 @@ static int rmw(const char *what, int mode, int op, int rank, void *remote,
         tlm_error("%s: %s", what, bad);
         return TELEMEM_ERR_INVALID_ARG;
     }
+    /* The rank is in range: this refuses a rank known to be dead. */
+    if ((rc = tlm_core_check_rank(what, rank)) != TELEMEM_OK)
+        return rc;
     if (h)
         *h = TELEMEM_HANDLE_NULL;
     uint64_t operand = load_val(value, w), cmp = load_val(compare, w);

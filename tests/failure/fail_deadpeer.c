@@ -6,7 +6,8 @@
  * Argument "keep" (telemem-run --keep-going, TELEMEM_TIMEOUT=30): the
  * survivors' calls must return TELEMEM_ERR_PEER_DEAD (TELEMEM_ERR_TIMED_OUT
  * is tolerated and reported) - the loop's failing call, then a barrier, a
- * get from the dead rank and a put + quiet to it - and they exit 0; in
+ * get from the dead rank, a put + quiet to it and a fetch-and-add on it -
+ * and they exit 0; in
  * between telemem_rank_alive() names the dead rank and quiet_test after a
  * put to it returns PEER_DEAD too. */
 #include <signal.h>
@@ -121,6 +122,13 @@ int main(int argc, char **argv)
     if (rc == TELEMEM_OK)
         rc = telemem_quiet();
     report("put + quiet to the dead rank", rc, t0);
+    /* An atomic too (on this node it would be the initiator's own atomic
+     * on the dead process's window). */
+    int64_t one = 1, old = 0;
+    t0 = tt_now();
+    report("fetch_add on the dead rank",
+           telemem_atomic_fetch_add(victim, bases[victim], TELEMEM_INT64,
+                                    &one, &old), t0);
     t0 = tt_now();
     rc = telemem_finalize();
     tt_log("finalize returned %s after %.2f s", telemem_status_name(rc),
