@@ -1,7 +1,8 @@
 #!/bin/sh
 # run_checked.sh - runs one test command (usually telemem-run -n N prog) and
 # fails it when the library or launcher logged an unexpected warning or
-# error, a sanitizer reported something, the exit status differs from the
+# error, a sanitizer reported something, a test program's assertion
+# failed (whatever the status), the exit status differs from the
 # expected one, the run took too long, or a process / /dev/shm object of the
 # job is left behind.
 #
@@ -106,6 +107,17 @@ if grep -h -E 'runtime error:|ERROR: AddressSanitizer|ERROR: LeakSanitizer|WARNI
         "$tmp/err" "$tmp/out" $logs >"$tmp/san" 2>/dev/null; then
     echo "run_checked: FAIL: sanitizer report:" >&2
     sed 's/^/    /' "$tmp/san" >&2
+    fail=1
+fi
+
+# A test program's own assertion (tests/common/tt.h: "[tt r1] FAIL ..."):
+# a failure even when the job's status is the expected one (a killed
+# rank's 137 under --keep-going hides the survivors' exit status).
+# shellcheck disable=SC2086
+if grep -h -E '^\[tt r[0-9]+\] FAIL ' "$tmp/err" "$tmp/out" $logs \
+        >"$tmp/ttfail" 2>/dev/null; then
+    echo "run_checked: FAIL: a test assertion failed:" >&2
+    sed 's/^/    /' "$tmp/ttfail" >&2
     fail=1
 fi
 
