@@ -89,12 +89,14 @@ static int check_all_running(int *stat, char *errmsg, size_t len,
     return 0;
 }
 
-/* In the initial team, the images agree first (caf_jcoll.c's slots) that
- * every one of them runs and is in the same statement: an image that
- * stops meanwhile takes part in that exchange, but not in the Telemem
- * collective of the allocation, which would wait for it until
- * TELEMEM_TIMEOUT.  1 (reported) when they do not; inside a team, or once
- * a process died, 0 (the allocation's collective fails by itself then). */
+/* Before the Telemem collective of an ALLOCATE or DEALLOCATE: every image
+ * this one knows of runs (check_all_running), and in the initial team the
+ * images agree (caf_jcoll.c's slots) that every one of them runs and is
+ * in the same statement: an image that stops meanwhile takes part in that
+ * exchange, but not in the allocation's collective, which would wait for
+ * it until TELEMEM_TIMEOUT.  1 (reported) when they do not; inside a
+ * team, or once a process died, the slots are skipped (the allocation's
+ * collective fails by itself then). */
 static int agree(tlm_caf_jc_what_t what, size_t size, int *stat,
                  char *errmsg, size_t len)
 {
@@ -104,6 +106,8 @@ static int agree(tlm_caf_jc_what_t what, size_t size, int *stat,
                                                         : "deallocate coarray"};
     int code;
 
+    if (check_all_running(stat, errmsg, len, op.name))
+        return 1;
     if (tlm_caf.n < 2)
         return 0;
     code = tlm_caf_jc(&op, msg, sizeof msg);
@@ -122,8 +126,7 @@ static int register_collective(tlm_caf_token_t *t, size_t size, int *stat,
     size_t bytes = size;
     int rc;
 
-    if (check_all_running(stat, errmsg, len, "allocate coarray") ||
-        agree(TLM_CAF_JC_ALLOC, size, stat, errmsg, len))
+    if (agree(TLM_CAF_JC_ALLOC, size, stat, errmsg, len))
         return 1;
     if (is_lock(t->type) || is_event(t->type)) {
         /* One 64-bit word per lock or event. */
@@ -223,9 +226,7 @@ void _gfortran_caf_deregister(tlm_caf_token_p *token, int type, int *stat,
     if (!t)
         return;
     if (t->bases) {
-        if (check_all_running(stat, errmsg, errmsg_len,
-                              "deallocate coarray") ||
-            agree(TLM_CAF_JC_DEALLOC, t->size, stat, errmsg, errmsg_len))
+        if (agree(TLM_CAF_JC_DEALLOC, t->size, stat, errmsg, errmsg_len))
             return;
         if (t->mutex_set >= 0)
             rc = telemem_mutexes_destroy(t->mutex_set);

@@ -88,7 +88,7 @@ program caf_errors
       ! that receives a size of another than its own gets the error; the
       ! source and the others may finish first, but none waits for good.
       msg = ''
-      call bcast_sizes2(v, st, msg)
+      call bcast_sizes(v, st, msg, min(2, np))
       if (me == 1) call check(st /= 0 .and. index(msg, 'differs in size') > 0, &
                               'team co_broadcast of 4 and 4000 bytes')
       ! The first image on the trees, the others in the flat step.
@@ -115,17 +115,15 @@ contains
     character(*), intent(inout) :: m
     call co_sum(x, stat=st, errmsg=m)
   end subroutine
-  subroutine bcast_sizes(x, st, m)
+  subroutine bcast_sizes(x, st, m, source)
     integer, intent(inout) :: x(:)
     integer, intent(out) :: st
     character(*), intent(inout) :: m
-    call co_broadcast(x, 1, stat=st, errmsg=m)
-  end subroutine
-  subroutine bcast_sizes2(x, st, m)
-    integer, intent(inout) :: x(:)
-    integer, intent(out) :: st
-    character(*), intent(inout) :: m
-    call co_broadcast(x, min(2, num_images()), stat=st, errmsg=m)
+    integer, intent(in), optional :: source
+    integer :: src
+    src = 1
+    if (present(source)) src = source
+    call co_broadcast(x, src, stat=st, errmsg=m)
   end subroutine
   subroutine reduce_sizes(x, st, m)
     integer, intent(inout) :: x(:)
