@@ -1,6 +1,8 @@
 #!/bin/bash
 # scripts/bench-gasnet.sh - GASNet-1's own performance tests (testsmall,
-# testlarge, testam, from a GASNet source tree the caller supplies) built
+# testlarge, testam, from a GASNet source tree the caller supplies), and
+# our AM Medium benchmark written against gasnet.h alone (medium:
+# bench/gasnet/gasnet_medium.c, which needs no GASNet sources), built
 # by the makefile fragments of two installs, libgasnet over Telemem
 # (telemem-<model>.mak) and a real GASNet's smp-conduit (smp-<model>.mak),
 # and run alternately in one run at 2 nodes, the load (uptime) taken
@@ -9,7 +11,11 @@
 #
 #   scripts/bench-gasnet.sh --gasnet /path/to/GASNet-1.29.3 \
 #       --prefix /opt/tlm --real /opt/gasnet [--runs 3] [--model seq] \
-#       [--tests "testsmall testlarge testam"] [--work DIR]
+#       [--tests "testsmall testlarge testam medium"] [--work DIR]
+#
+# --gasnet is needed for GASNet's tests only.  The real GASNet may be
+# GASNet-EX (2020 and later), whose gasnet.h still offers the GASNet-1
+# interface these programs use.
 #
 # Telemem's programs run under PREFIX/bin/telemem-run -n 2 (shm
 # transport), GASNet's as smp-conduit starts itself (GASNET_PSHM_NODES=2).
@@ -33,20 +39,27 @@ while [ $# -gt 0 ]; do
     --model) model="$2"; shift 2 ;;
     --tests) tests="$2"; shift 2 ;;
     --work) work="$2"; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "bench-gasnet: unknown argument $1" >&2; exit 2 ;;
     esac
 done
-if [ -z "$gasnet" ] || [ ! -f "$gasnet/tests/test.h" ]; then
-    echo "bench-gasnet: --gasnet must name a GASNet source tree" >&2
-    exit 2
-fi
+here=$(cd "$(dirname "$0")" && pwd)
+for t in $tests; do
+    case "$t" in
+    medium) ;;
+    testsmall|testlarge|testam)
+        if [ -z "$gasnet" ] || [ ! -f "$gasnet/tests/test.h" ]; then
+            echo "bench-gasnet: $t needs --gasnet, a GASNet source tree" >&2
+            exit 2
+        fi ;;
+    *) echo "bench-gasnet: unknown test $t" >&2; exit 2 ;;
+    esac
+done
 tmak="$prefix/include/telemem-conduit/telemem-$model.mak"
 rmak="$real/include/smp-conduit/smp-$model.mak"
 [ -r "$tmak" ] || { echo "bench-gasnet: no $tmak" >&2; exit 2; }
 [ -r "$rmak" ] || { echo "bench-gasnet: no $rmak" >&2; exit 2; }
 src="$gasnet/tests"
-here=$(cd "$(dirname "$0")" && pwd)
 unset LD_LIBRARY_PATH
 export TELEMEM_TRANSPORT="${TELEMEM_TRANSPORT:-shm}"
 mkdir -p "$work/telemem" "$work/gasnet"
@@ -58,6 +71,7 @@ test_args() {
     testsmall) echo "200000 2048" ;;
     testlarge) echo "200 2097152" ;;
     testam) echo "2000 1048576" ;;
+    medium) echo "5000" ;;
     esac
 }
 
@@ -72,9 +86,13 @@ build() {
     cc=$(mkvar "$mak" GASNET_CC); ld=$(mkvar "$mak" GASNET_LD)
     cpp=$(mkvar "$mak" GASNET_CPPFLAGS); cf=$(mkvar "$mak" GASNET_CFLAGS)
     ldf=$(mkvar "$mak" GASNET_LDFLAGS); libs=$(mkvar "$mak" GASNET_LIBS)
+    local from="$src/$t.c" inc=(-I"$src" -idirafter "$gasnet")
+    if [ "$t" = medium ]; then
+        from="$here/../bench/gasnet/gasnet_medium.c"; inc=()
+    fi
     # shellcheck disable=SC2086
-    $cc -I"$src" $cpp $cf -idirafter "$gasnet" -c -o "$dir/$t.o" \
-        "$src/$t.c" >"$dir/$t.build.log" 2>&1 &&
+    $cc ${inc[@]+"${inc[@]}"} $cpp $cf -c -o "$dir/$t.o" \
+        "$from" >"$dir/$t.build.log" 2>&1 &&
     $ld $ldf -o "$dir/$t" "$dir/$t.o" $libs >>"$dir/$t.build.log" 2>&1
 }
 

@@ -17,13 +17,16 @@
  *   through Telemem's window driver): the sender copies the payload into
  *   the segment itself and sends only this header, one copy where a
  *   message makes two, as GASNet's smp-conduit does.  The header leaves
- *   after the copy, and the handler runs after the header arrives. */
+ *   after the copy, and the handler runs after the header arrives;
+ * - a Medium copied by its sender into one of the target's slots
+ *   (gasnet_local.c), freed when the handler returns. */
+enum { ZERO_MEDIUM, ZERO_LONG, ZERO_SLOT };
 typedef struct zero_hdr {
-    uint8_t index;   /* the client's handler */
-    uint8_t is_long; /* Long: pass dest_addr as buf */
+    uint8_t index; /* the client's handler */
+    uint8_t kind;  /* ZERO_*: Long: dest_addr is buf; slot: its number */
     uint8_t pad[6];
     uint64_t dest_addr;
-    uint64_t nbytes; /* a Long's payload, already in place */
+    uint64_t nbytes; /* the payload, already in place */
 } zero_hdr_t;
 
 /* ---- calling a handler with its prototype -------------------------------- */
@@ -144,9 +147,26 @@ static void dispatch_zero(telemem_am_token_t tok, void *payload,
                          "handler index %u, which this node never registered "
                          "with gasnet_attach()", src, h.index);
     }
-    run_client(h.index, tok, true,
-               h.is_long ? (void *)(uintptr_t)h.dest_addr : NULL,
-               (size_t)h.nbytes, args, nargs);
+    if (h.kind != ZERO_SLOT) {
+        run_client(h.index, tok, true,
+                   h.kind == ZERO_LONG ? (void *)(uintptr_t)h.dest_addr : NULL,
+                   (size_t)h.nbytes, args, nargs);
+        return;
+    }
+    unsigned slot = (unsigned)h.dest_addr;
+    char *buf = h.dest_addr < 32
+                    ? tlm_gasnet_local_slot_mine(slot, (size_t)h.nbytes)
+                    : NULL;
+    if (!buf) {
+        int src = -1;
+        telemem_am_source(tok, &src);
+        tlm_gasnet_fatal("active message",
+                         "node %d sent a Medium in slot "
+                         "%ju of %ju bytes, which this node does not have",
+                         src, (uintmax_t)h.dest_addr, (uintmax_t)h.nbytes);
+    }
+    run_client(h.index, tok, true, buf, (size_t)h.nbytes, args, nargs);
+    tlm_gasnet_local_slot_done(slot);
 }
 
 /* Telemem handler of client indices the table did not name. */
@@ -311,19 +331,57 @@ int gasnetc_AMRequestShortM(gasnet_node_t dest, gasnet_handler_t handler,
 }
 
 static int send_zero(int dest, telemem_am_token_t tok, gasnet_handler_t h,
-                     bool is_long, void *dest_addr, size_t nbytes,
-                     int numargs, const gasnet_handlerarg_t *args)
+                     int kind, void *dest_addr, size_t nbytes, int numargs,
+                     const gasnet_handlerarg_t *args)
 {
     zero_hdr_t z;
     memset(&z, 0, sizeof z);
     z.index = h;
-    z.is_long = is_long;
+    z.kind = (uint8_t)kind;
     z.dest_addr = (uint64_t)(uintptr_t)dest_addr;
     z.nbytes = nbytes;
     if (tok)
         return telemem_am_reply(tok, TLM_GASNET_AM_ZERO, &z, sizeof z,
                                 (const uint32_t *)args, (unsigned)numargs);
     return telemem_am_request(dest, TLM_GASNET_AM_ZERO, &z, sizeof z,
+                              (const uint32_t *)args, (unsigned)numargs);
+}
+
+/* A copy long enough for the target's wait to give up spinning is
+ * announced in its control line (tlm_gasnet_local_copy_begin), so that
+ * the wait polls through it instead of sleeping. */
+#define LONG_ANNOUNCED ((size_t)64 * 1024)
+
+/* A Medium of nbytes > 0 to node dest, a request or (tok) the reply to
+ * one.  From tlm_gasnet_medium_min bytes to another node with a free
+ * slot mapped here, the payload is copied into the slot and only the
+ * header sent (ZERO_SLOT); otherwise Telemem's message carries it. */
+static int send_medium(int dest, telemem_am_token_t tok,
+                       gasnet_handler_t handler, void *source_addr,
+                       size_t nbytes, int numargs,
+                       const gasnet_handlerarg_t *args)
+{
+    unsigned slot;
+    char *l;
+    if (nbytes >= tlm_gasnet_medium_min && dest >= 0 &&
+        dest != tlm_gasnet.mynode &&
+        (l = tlm_gasnet_local_slot_claim(dest, &slot)) != NULL) {
+        bool announce = nbytes >= LONG_ANNOUNCED;
+        if (announce)
+            tlm_gasnet_local_copy_begin(dest);
+        memcpy(l, source_addr, nbytes);
+        int rc = send_zero(dest, tok, handler, ZERO_SLOT,
+                           (void *)(uintptr_t)slot, nbytes, numargs, args);
+        if (announce)
+            tlm_gasnet_local_copy_end(dest);
+        if (rc != TELEMEM_OK)
+            tlm_gasnet_local_slot_release(dest, slot);
+        return rc;
+    }
+    if (tok)
+        return telemem_am_reply(tok, handler, source_addr, nbytes,
+                                (const uint32_t *)args, (unsigned)numargs);
+    return telemem_am_request(dest, handler, source_addr, nbytes,
                               (const uint32_t *)args, (unsigned)numargs);
 }
 
@@ -340,22 +398,21 @@ int gasnetc_AMRequestMediumM(gasnet_node_t dest, gasnet_handler_t handler,
                         "nbytes %zu exceeds gasnet_AMMaxMedium() = %zu", nbytes,
                         gasnet_AMMaxMedium());
     if (TLM_GASNET_UNLIKELY(nbytes == 0))
-        return sent(kind, dest, numargs, send_zero((int)dest, NULL, handler, false,
-                                             NULL, 0, numargs, args));
+        return sent(kind, dest, numargs,
+                    send_zero((int)dest, NULL, handler, ZERO_MEDIUM, NULL, 0,
+                              numargs, args));
     if (TLM_GASNET_UNLIKELY(!source_addr))
         return am_error(GASNET_ERR_BAD_ARG, kind, numargs,
                         "source_addr is NULL with %zu bytes", nbytes);
-    rc = telemem_am_request((int)dest, handler, source_addr, nbytes,
-                            (const uint32_t *)args, (unsigned)numargs);
+    rc = send_medium((int)dest, NULL, handler, source_addr, nbytes, numargs,
+                     args);
     return sent(kind, dest, numargs, rc);
 }
 
 /* A Long of nbytes > 0 to node dest, a request or (tok) the reply to
  * one.  To a node whose segment is mapped here the payload is copied in
- * place and only the header sent (zero_hdr_t); a copy long enough for the
- * target's wait to give up spinning is announced in its control line
- * (tlm_gasnet_local_copy_begin).  To others, Telemem's long message. */
-#define LONG_ANNOUNCED ((size_t)64 * 1024)
+ * place and only the header sent (zero_hdr_t), a long copy announced as
+ * above.  To others, Telemem's long message. */
 
 static int send_long(int dest, telemem_am_token_t tok,
                      gasnet_handler_t handler, void *source_addr,
@@ -377,8 +434,8 @@ static int send_long(int dest, telemem_am_token_t tok,
         tlm_gasnet_local_copy_begin(dest);
     if (l != (const char *)source_addr) /* a Long to itself, in place */
         gasnetc_copy_long(l, (const char *)source_addr, nbytes);
-    int rc = send_zero(dest, tok, handler, true, dest_addr, nbytes, numargs,
-                       args);
+    int rc = send_zero(dest, tok, handler, ZERO_LONG, dest_addr, nbytes,
+                       numargs, args);
     if (announce)
         tlm_gasnet_local_copy_end(dest);
     return rc;
@@ -397,8 +454,9 @@ static int request_long(const char *kind, gasnet_node_t dest,
                         "nbytes %zu exceeds gasnet_AMMaxLongRequest() = %zu",
                         nbytes, gasnet_AMMaxLongRequest());
     if (nbytes == 0)
-        return sent(kind, dest, numargs, send_zero((int)dest, NULL, handler, true,
-                                             dest_addr, 0, numargs, args));
+        return sent(kind, dest, numargs,
+                    send_zero((int)dest, NULL, handler, ZERO_LONG, dest_addr, 0,
+                              numargs, args));
     if (!source_addr)
         return am_error(GASNET_ERR_BAD_ARG, kind, numargs,
                         "source_addr is NULL with %zu bytes", nbytes);
@@ -511,13 +569,17 @@ int gasnetc_AMReplyMediumM(gasnet_token_t token, gasnet_handler_t handler,
                         "nbytes %zu exceeds gasnet_AMMaxMedium() = %zu", nbytes,
                         gasnet_AMMaxMedium());
     if (nbytes == 0)
-        rc = send_zero(-1, f->tok, handler, false, NULL, 0, numargs, args);
+        rc =
+            send_zero(-1, f->tok, handler, ZERO_MEDIUM, NULL, 0, numargs, args);
     else if (!source_addr)
         return am_error(GASNET_ERR_BAD_ARG, kind, numargs,
                         "source_addr is NULL with %zu bytes", nbytes);
-    else
-        rc = telemem_am_reply(f->tok, handler, source_addr, nbytes,
-                              (const uint32_t *)args, (unsigned)numargs);
+    else {
+        int src = -1;
+        telemem_am_source(f->tok, &src);
+        rc = send_medium(src, f->tok, handler, source_addr, nbytes, numargs,
+                         args);
+    }
     return replied(kind, numargs, f, rc);
 }
 
@@ -535,7 +597,7 @@ int gasnetc_AMReplyLongM(gasnet_token_t token, gasnet_handler_t handler,
                         "nbytes %zu exceeds gasnet_AMMaxLongReply() = %zu",
                         nbytes, gasnet_AMMaxLongReply());
     if (nbytes == 0) {
-        rc = send_zero(-1, f->tok, handler, true, dest_addr, 0, numargs,
+        rc = send_zero(-1, f->tok, handler, ZERO_LONG, dest_addr, 0, numargs,
                        args);
         return replied(kind, numargs, f, rc);
     }

@@ -526,7 +526,8 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries,
     /* One extra page so that the segment can start on a page boundary
      * (telemem_malloc_all aligns to 64 bytes), and the node's control
      * line after it (gasnet_local.c). */
-    size_t want = segsize ? (size_t)segsize + TLM_GASNET_SEG_EXTRA : 0;
+    unsigned nslots = tlm_gasnet_medium_slots_setting();
+    size_t want = segsize ? (size_t)segsize + TLM_GASNET_SEG_EXTRA(nslots) : 0;
     rc = telemem_malloc_all(want, bases);
     if (rc != TELEMEM_OK) {
         free(bases);
@@ -536,11 +537,21 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries,
                                 "(telemem_malloc_all of %zu bytes: %s)", want,
                                 telemem_strerror(rc));
     }
-    uint64_t mine = segsize;
-    rc = telemem_allgather(&mine, sizes, sizeof mine);
+    /* Each node's segment size and number of Medium slots. */
+    uint64_t mine[2] = {segsize, nslots};
+    uint64_t *both = calloc(2 * n, sizeof(uint64_t));
+    uint64_t *slots = calloc(n, sizeof(uint64_t));
+    if (!both || !slots)
+        tlm_gasnet_fatal(what, "out of memory for %zu nodes", n);
+    rc = telemem_allgather(mine, both, sizeof mine);
     if (rc != TELEMEM_OK)
         tlm_gasnet_fatal(what, "telemem_allgather failed: %s",
                          telemem_strerror(rc));
+    for (size_t i = 0; i < n; i++) {
+        sizes[i] = both[2 * i];
+        slots[i] = both[2 * i + 1];
+    }
+    free(both);
     for (size_t i = 0; i < n; i++) {
         uintptr_t b = (uintptr_t)bases[i];
         b = (b + GASNET_PAGESIZE - 1) & ~(uintptr_t)(GASNET_PAGESIZE - 1);
@@ -548,9 +559,10 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries,
         tlm_gasnet.seg[i].size = (uintptr_t)sizes[i];
     }
     tlm_gasnet.seg_block = bases[tlm_gasnet.mynode];
-    tlm_gasnet_local_attach(bases, sizes);
+    tlm_gasnet_local_attach(bases, sizes, slots);
     free(bases);
     free(sizes);
+    free(slots);
     rc = telemem_barrier();
     if (rc != TELEMEM_OK)
         tlm_gasnet_fatal(what, "telemem_barrier failed: %s",

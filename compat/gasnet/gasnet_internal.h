@@ -159,8 +159,11 @@ void tlm_gasnet_nbi_started(void);
  * barrier or exit (tlm_gasnet_local_flush).
  *
  * A node's telemem_malloc_all block: up to a page before the segment (so
- * that it starts on a page), the segment, then the control line. */
-#define TLM_GASNET_SEG_EXTRA ((size_t)GASNET_PAGESIZE + 64)
+ * that it starts on a page), the segment, the control line, then its
+ * Medium slots (TLM_GASNET_SEG_EXTRA(slots) bytes besides the segment). */
+#define TLM_GASNET_MEDIUM_SLOT ((size_t)65536) /* gasnet_AMMaxMedium() */
+#define TLM_GASNET_SEG_EXTRA(slots)                                            \
+    ((size_t)GASNET_PAGESIZE + 128 + (size_t)(slots)*TLM_GASNET_MEDIUM_SLOT)
 extern uint32_t *tlm_gasnet_hostwait; /* NULL: nothing mapped */
 void tlm_gasnet_local_wake_all(void);
 static inline void tlm_gasnet_local_flush(void)
@@ -190,7 +193,20 @@ static inline bool tlm_gasnet_local_incoming(void)
     return tlm_gasnet_incoming &&
            __atomic_load_n(tlm_gasnet_incoming, __ATOMIC_ACQUIRE) != 0;
 }
-void tlm_gasnet_local_attach(void *const *bases, const uint64_t *sizes);
+/* Medium slots: a Medium of at least tlm_gasnet_medium_min bytes to
+ * another node whose block is mapped here is copied by its sender into one
+ * of the target's free slots (claimed in the line after its control line),
+ * and only a header goes (gasnet_am.c): one copy, where Telemem's message
+ * of more than one shm buffer makes three.  GASNET_TELEMEM_MEDIUM_SLOTS
+ * (0-32, default 8) says how many each node has; 0 turns them off. */
+extern size_t tlm_gasnet_medium_min;
+unsigned tlm_gasnet_medium_slots_setting(void);
+char *tlm_gasnet_local_slot_claim(int node, unsigned *slot);
+void tlm_gasnet_local_slot_release(int node, unsigned slot);
+char *tlm_gasnet_local_slot_mine(unsigned slot, size_t nbytes);
+void tlm_gasnet_local_slot_done(unsigned slot);
+void tlm_gasnet_local_attach(void *const *bases, const uint64_t *sizes,
+                             const uint64_t *slots);
 void tlm_gasnet_local_fini(void);
 
 /* Per-file set-up and tear-down (gasnet_init/attach, gasnet_exit). */

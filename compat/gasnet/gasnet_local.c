@@ -7,9 +7,11 @@
  * node's exit notice, a request to itself), the
  * wake-ups (telemem_ptr_wake) owed after stores to nodes that wait, and
  * the poll of inline operations once an exit is under way or a request
- * to this node is pending (gasnetc_tick).
+ * to this node is pending (gasnetc_tick), and the Medium slots after the
+ * control line (claimed by senders, freed after the handler).
  * The inline stores and loads are in the installed
  * gasnet_extended_help_extra.h. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,21 +38,59 @@ typedef struct {
 static ctrl_t *ctrl_mine;  /* in this node's block */
 static ctrl_t **ctrl_of;   /* by node: its line mapped here, or NULL */
 static ctrl_t *ctrl_host;  /* the host's first node's line */
+static unsigned char *slots_of; /* by node: its Medium slots mapped here */
+static unsigned slots_mine;
+static unsigned next_slot; /* where the next claim starts looking */
 uint32_t *tlm_gasnet_hostwait;
 uint32_t *tlm_gasnet_incoming;
+/* Below this a Medium fits one of Telemem's shm buffers (16 KiB with its
+ * headers) and travels as a message: one copy either way, and the message
+ * was as fast or faster from 1 to 16 KiB. */
+size_t tlm_gasnet_medium_min = 16384;
 
 static ctrl_t *ctrl_in(void *block, uint64_t segsize)
 {
-    return (ctrl_t *)(void *)((char *)block + segsize + TLM_GASNET_SEG_EXTRA -
-                              64);
+    return (ctrl_t *)(void *)((char *)block + segsize + GASNET_PAGESIZE);
 }
 
-void tlm_gasnet_local_attach(void *const *bases, const uint64_t *sizes)
+/* After the control line, a line of its own (senders claim there; the
+ * waits that count themselves in the control line do not pay for it): bit
+ * k set while Medium slot k holds a payload.  Then the slots. */
+static uint32_t *slots_busy(ctrl_t *c)
+{
+    return (uint32_t *)(void *)((char *)c + 64);
+}
+
+static char *slot_at(ctrl_t *c, unsigned k)
+{
+    return (char *)c + 128 + (size_t)k * TLM_GASNET_MEDIUM_SLOT;
+}
+
+unsigned tlm_gasnet_medium_slots_setting(void)
+{
+    const char *s = getenv("GASNET_TELEMEM_MEDIUM_SLOTS");
+    if (!s || !*s)
+        return 8;
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*end || v < 0 || v > 32) {
+        fprintf(stderr,
+                "*** GASNet WARNING (node %d): "
+                "GASNET_TELEMEM_MEDIUM_SLOTS='%s' is not 0-32; 8 taken\n",
+                tlm_gasnet.mynode, s);
+        return 8;
+    }
+    return (unsigned)v;
+}
+
+void tlm_gasnet_local_attach(void *const *bases, const uint64_t *sizes,
+                             const uint64_t *slots)
 {
     size_t n = (size_t)tlm_gasnet.nodes;
     gasnetc_segmap_t *m = calloc(n, sizeof *m);
     ctrl_of = calloc(n, sizeof(ctrl_t *));
-    if (!m || !ctrl_of)
+    slots_of = calloc(n, 1);
+    if (!m || !ctrl_of || !slots_of)
         tlm_gasnet_fatal("gasnet_attach", "out of memory for %zu nodes", n);
     for (size_t i = 0; i < n; i++) {
         const gasnet_seginfo_t *s = &tlm_gasnet.seg[i];
@@ -61,16 +101,21 @@ void tlm_gasnet_local_attach(void *const *bases, const uint64_t *sizes)
         /* UNSUPPORTED: another host, or TELEMEM_DIRECT=never; puts and
          * gets then go through Telemem's operations. */
         void *l = NULL, *c = NULL;
+        unsigned k = slots[i] <= 32 ? (unsigned)slots[i] : 0;
+        size_t line = 128 + (size_t)k * TLM_GASNET_MEDIUM_SLOT;
         if (telemem_ptr((int)i, s->addr, s->size, &l) == TELEMEM_OK &&
-            telemem_ptr((int)i, ctrl_in(bases[i], sizes[i]), sizeof(ctrl_t),
-                        &c) == TELEMEM_OK) {
+            telemem_ptr((int)i, ctrl_in(bases[i], sizes[i]), line, &c) ==
+                TELEMEM_OK) {
             m[i].local = l;
             m[i].size = s->size; /* 0: not mapped */
             ctrl_of[i] = c;
+            if (i != (size_t)tlm_gasnet.mynode)
+                slots_of[i] = (unsigned char)k;
         }
     }
     int me = tlm_gasnet.mynode;
     ctrl_mine = sizes[me] ? ctrl_in(bases[me], sizes[me]) : NULL;
+    slots_mine = ctrl_mine && slots[me] <= 32 ? (unsigned)slots[me] : 0;
     for (size_t i = 0; i < n && !ctrl_host; i++)
         ctrl_host = ctrl_of[i];
     if (ctrl_host)
@@ -96,6 +141,9 @@ void tlm_gasnet_local_fini(void)
     tlm_gasnet_incoming = NULL;
     free(ctrl_of);
     ctrl_of = NULL;
+    free(slots_of);
+    slots_of = NULL;
+    slots_mine = 0;
     ctrl_mine = NULL;
     ctrl_host = NULL;
 }
@@ -166,6 +214,59 @@ void tlm_gasnet_local_copy_end(int node)
 {
     if (ctrl_of && ctrl_of[node])
         __atomic_fetch_sub(&ctrl_of[node]->incoming, 1, __ATOMIC_RELEASE);
+}
+
+/* A free slot of node's, claimed; NULL when it has none free (or none
+ * mapped here): the Medium then travels as a message. */
+char *tlm_gasnet_local_slot_claim(int node, unsigned *slot)
+{
+    unsigned k = slots_of ? slots_of[node] : 0;
+    if (!k)
+        return NULL;
+    ctrl_t *c = ctrl_of[node];
+    uint32_t all = k == 32 ? ~(uint32_t)0 : ((uint32_t)1 << k) - 1;
+    uint32_t *word = slots_busy(c);
+    uint32_t busy = __atomic_load_n(word, __ATOMIC_RELAXED);
+    while ((busy & all) != all) {
+        /* The first free slot from a turning start: a slot the target has
+         * just read (and whose lines the reply's sender just wrote) costs
+         * more to fill again than one left alone for a few messages
+         * (32-64 KiB ping-pong 1.3x -> 1.0-1.1x GASNet's time). */
+        uint32_t fr = ~busy & all;
+        unsigned r = __atomic_fetch_add(&next_slot, 1, __ATOMIC_RELAXED) % k;
+        uint32_t up = fr & ~(((uint32_t)1 << r) - 1);
+        unsigned b = (unsigned)__builtin_ctz(up ? up : fr);
+        if (__atomic_compare_exchange_n(word, &busy, busy | (uint32_t)1 << b,
+                                        false, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED)) {
+            *slot = b;
+            return slot_at(c, b);
+        }
+    }
+    return NULL;
+}
+
+/* The header could not be sent: the slot is free again. */
+void tlm_gasnet_local_slot_release(int node, unsigned slot)
+{
+    __atomic_fetch_and(slots_busy(ctrl_of[node]), ~((uint32_t)1 << slot),
+                       __ATOMIC_RELEASE);
+}
+
+/* This node's slot named by a header, or NULL if it has no such slot. */
+char *tlm_gasnet_local_slot_mine(unsigned slot, size_t nbytes)
+{
+    if (slot >= slots_mine || nbytes > TLM_GASNET_MEDIUM_SLOT)
+        return NULL;
+    return slot_at(ctrl_mine, slot);
+}
+
+/* Its handler has returned: senders may fill the slot again (release:
+ * after the handler's reads of it). */
+void tlm_gasnet_local_slot_done(unsigned slot)
+{
+    __atomic_fetch_and(slots_busy(ctrl_mine), ~((uint32_t)1 << slot),
+                       __ATOMIC_RELEASE);
 }
 
 void tlm_gasnet_local_poll_soon(void)

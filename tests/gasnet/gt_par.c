@@ -1,5 +1,7 @@
 /* gt_par.c - GASNET_PAR: 4 threads per node hammer active messages
- * (Short requests answered by replies, Medium payloads checked), puts and
+ * (Short requests answered by replies, Medium payloads of up to 4 KiB and
+ * every fourth one of 16-64 KiB, which travels through the target's
+ * slots when its segment is mapped here, checked), puts and
  * gets to every node (blocking, nb, nbi, each checked), handler-safe locks
  * taken both by the threads and by handlers (a counter that must add up),
  * and gasnet_barrier by one thread between phases. */
@@ -67,6 +69,8 @@ static void *worker(void *arg)
 {
     int t = (int)(intptr_t)arg;
     uint8_t out[SLOT], in[SLOT];
+    uint8_t *big = malloc(65536);
+    GT_ASSERT(big, "malloc");
     int sent = 0;
     for (int it = 0; it < ITERS; it++) {
         gasnet_node_t d = (gasnet_node_t)((gt_me + it + t) % gt_n);
@@ -97,7 +101,15 @@ static void *worker(void *arg)
             GT_FAIL("thread %d: get after put of %zu bytes to node %u", t,
                     len, (unsigned)d);
         GT_SAFE(gasnet_AMRequestShort1(d, H_INC, t));
-        GT_SAFE(gasnet_AMRequestMedium2(d, H_MED, out, len, t, it));
+        uint8_t *med = out;
+        size_t mlen = len;
+        if (it % 4 == 3) {
+            mlen = 16384 + (size_t)(gt_mix((uint64_t)it * 13 + (uint64_t)t) %
+                                    (65536 - 16384 + 1));
+            gt_pat_fill(big, mlen, key);
+            med = big;
+        }
+        GT_SAFE(gasnet_AMRequestMedium2(d, H_MED, med, mlen, t, it));
         sent += 2;
         if (it % 16 == 15)
             wait_acks(t, sent);
@@ -106,6 +118,7 @@ static void *worker(void *arg)
         gasnet_hsl_unlock(&lock);
     }
     wait_acks(t, sent);
+    free(big);
     return NULL;
 }
 
