@@ -1,8 +1,9 @@
 #!/bin/bash
 # scripts/bench-gasnet.sh - GASNet-1's own performance tests (testsmall,
 # testlarge, testam, from a GASNet source tree the caller supplies), and
-# our AM Medium benchmark written against gasnet.h alone (medium:
-# bench/gasnet/gasnet_medium.c, which needs no GASNet sources), built
+# our benchmarks written against gasnet.h alone (medium: AM Mediums,
+# rma: puts and gets; bench/gasnet/gasnet_<name>.c, no GASNet sources
+# needed), built
 # by the makefile fragments of two installs, libgasnet over Telemem
 # (telemem-<model>.mak) and a real GASNet's smp-conduit (smp-<model>.mak),
 # and run alternately in one run at 2 nodes, the load (uptime) taken
@@ -11,7 +12,7 @@
 #
 #   scripts/bench-gasnet.sh --gasnet /path/to/GASNet-1.29.3 \
 #       --prefix /opt/tlm --real /opt/gasnet [--runs 3] [--model seq] \
-#       [--tests "testsmall testlarge testam medium"] [--work DIR]
+#       [--tests "testsmall testlarge testam medium rma"] [--work DIR]
 #
 # --gasnet is needed for GASNet's tests only.  The real GASNet may be
 # GASNet-EX (2020 and later), whose gasnet.h still offers the GASNet-1
@@ -46,7 +47,7 @@ done
 here=$(cd "$(dirname "$0")" && pwd)
 for t in $tests; do
     case "$t" in
-    medium) ;;
+    medium|rma) ;;
     testsmall|testlarge|testam)
         if [ -z "$gasnet" ] || [ ! -f "$gasnet/tests/test.h" ]; then
             echo "bench-gasnet: $t needs --gasnet, a GASNet source tree" >&2
@@ -72,6 +73,7 @@ test_args() {
     testlarge) echo "200 2097152" ;;
     testam) echo "2000 1048576" ;;
     medium) echo "5000" ;;
+    rma) echo "200000" ;;
     esac
 }
 
@@ -87,9 +89,9 @@ build() {
     cpp=$(mkvar "$mak" GASNET_CPPFLAGS); cf=$(mkvar "$mak" GASNET_CFLAGS)
     ldf=$(mkvar "$mak" GASNET_LDFLAGS); libs=$(mkvar "$mak" GASNET_LIBS)
     local from="$src/$t.c" inc=(-I"$src" -idirafter "$gasnet")
-    if [ "$t" = medium ]; then
-        from="$here/../bench/gasnet/gasnet_medium.c"; inc=()
-    fi
+    case "$t" in
+    medium|rma) from="$here/../bench/gasnet/gasnet_$t.c"; inc=() ;;
+    esac
     # shellcheck disable=SC2086
     $cc ${inc[@]+"${inc[@]}"} $cpp $cf -c -o "$dir/$t.o" \
         "$from" >"$dir/$t.build.log" 2>&1 &&
