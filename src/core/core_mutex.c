@@ -272,6 +272,8 @@ static int acquire(const char *what, int cmd, int set, int mutex, int rank,
 {
     mx_set_t *s;
     int rc = check_mutex(what, set, mutex, rank, &s);
+    if (rc == TELEMEM_OK) /* its owner known dead: no wait for a reply */
+        rc = tlm_core_check_rank(what, rank);
     if (rc != TELEMEM_OK)
         return rc;
     if (held_index(s, mutex, rank) >= 0) {

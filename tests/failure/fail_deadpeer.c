@@ -6,7 +6,8 @@
  * Argument "keep" (telemem-run --keep-going, TELEMEM_TIMEOUT=30): the
  * survivors' calls must return TELEMEM_ERR_PEER_DEAD (TELEMEM_ERR_TIMED_OUT
  * is tolerated and reported) - the loop's failing call, then a barrier, a
- * get from the dead rank, a put + quiet to it and a fetch-and-add on it -
+ * get from the dead rank, a put + quiet to it, a fetch-and-add on it, a
+ * lock of its mutex and an active message to it -
  * and they exit 0; in
  * between telemem_rank_alive() names the dead rank and quiet_test after a
  * put to it returns PEER_DEAD too. */
@@ -40,6 +41,8 @@ int main(int argc, char **argv)
     }
     void **bases = calloc((size_t)n, sizeof *bases);
     TT_CHECK(telemem_malloc_all(1 << 20, bases));
+    int set = -1; /* a mutex on every rank */
+    TT_CHECK(telemem_mutexes_create(1, &set));
     uint8_t *buf = malloc(1 << 20);
     memset(buf, 7, 1 << 20);
     TT_CHECK(telemem_barrier());
@@ -129,6 +132,13 @@ int main(int argc, char **argv)
     report("fetch_add on the dead rank",
            telemem_atomic_fetch_add(victim, bases[victim], TELEMEM_INT64,
                                     &one, &old), t0);
+    /* The dead rank's mutex, and an active message to it. */
+    t0 = tt_now();
+    report("mutex_lock on the dead rank", telemem_mutex_lock(set, 0, victim),
+           t0);
+    t0 = tt_now();
+    report("am_request to the dead rank",
+           telemem_am_request(victim, 100, buf, 8, NULL, 0), t0);
     t0 = tt_now();
     rc = telemem_finalize();
     tt_log("finalize returned %s after %.2f s", telemem_status_name(rc),
