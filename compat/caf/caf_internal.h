@@ -50,7 +50,10 @@ typedef struct tlm_caf_token {
     void **bases;           /* every image's (collective ones), or NULL */
     size_t size;            /* bytes of mem */
     int type;               /* tlm_caf_register_t */
-    int id;                 /* collective registration number, or -1 */
+    int64_t id;             /* registration number (tlm_caf_token_by_id),
+                             * or -1 */
+    const struct tlm_caf_team *team; /* allocated inside this team (its
+                             * images' memory registered, not a block) */
     int mutex_set;          /* locks and critical: Telemem mutex set */
     size_t nlocks;          /* locks: how many */
     tlm_gfc_desc_t *desc;   /* descriptor given at registration */
@@ -72,6 +75,7 @@ typedef struct tlm_caf_team {
     uint32_t cid;           /* the same on every member: tags collectives */
     uint32_t seq;           /* collectives begun in this team */
     uint32_t formed;        /* FORM TEAMs executed in this team */
+    uint32_t allocs;        /* coarrays ALLOCATEd inside this team */
     struct tlm_caf_team *next_all; /* every team formed (tlm_caf.teams) */
 } tlm_caf_team_t;
 
@@ -149,6 +153,15 @@ void tlm_caf_terminate(int st, int code) __attribute__((noreturn));
 /* Register the active-message handlers of the *_by_ref calls
  * (caf_byref.c). */
 void tlm_caf_ref_init(void);
+
+/* ---- teams (caf_team.c) ---- */
+
+/* Every member of t gets every member's value v (out[i]: member i's),
+ * through the control blocks' exchange slots, between two SYNC IMAGES of
+ * the members.  Returns a STAT= code, the message beginning with what. */
+int tlm_caf_team_exchange(const struct tlm_caf_team *t, int64_t v,
+                          int64_t *out, const char *what, char *msg,
+                          size_t cap);
 
 /* ---- sync (caf_sync.c) ---- */
 
@@ -254,7 +267,7 @@ int tlm_caf_tflat_check(const tlm_caf_team_t *t, uint64_t key, size_t bytes,
 
 /* ---- tokens (caf_register.c) ---- */
 
-tlm_caf_token_t *tlm_caf_token_by_id(int id);
+tlm_caf_token_t *tlm_caf_token_by_id(int64_t id);
 /* Address on @p rank of local address @p local inside token @p t, or NULL
  * when the token has no remote memory. */
 void *tlm_caf_remote(const tlm_caf_token_t *t, int rank, const void *local);

@@ -1,7 +1,8 @@
 /* caf_register.c - coarray memory and tokens: caf_register and
  * caf_deregister for every kind gfortran asks for (static and allocatable
  * coarrays in telemem_malloc_all blocks, locks and critical constructs
- * with a Telemem mutex set beside their block, events, and the memory of
+ * with a Telemem mutex set beside their block, events, coarrays ALLOCATEd
+ * inside CHANGE TEAM in memory each image registers, and the memory of
  * allocatable components, which one image allocates alone), and the
  * registration numbers by which the *_by_ref handlers find a token. */
 #include <stdlib.h>
@@ -9,9 +10,21 @@
 
 #include "caf_internal.h"
 
-tlm_caf_token_t *tlm_caf_token_by_id(int id)
+/* The registration number of a coarray allocated inside a team: this
+ * bit, the team's tag and how many the team allocated before, the same
+ * on every image of the team.  Others are numbered in the initial team's
+ * order (remember). */
+#define TEAM_ID ((int64_t)1 << 62)
+
+tlm_caf_token_t *tlm_caf_token_by_id(int64_t id)
 {
-    if (id < 0 || (size_t)id >= tlm_caf.by_id_cap)
+    if (id & TEAM_ID) {
+        for (tlm_caf_token_t *t = tlm_caf.tokens; t; t = t->next_all)
+            if (t->id == id && t->mem)
+                return t;
+        return NULL;
+    }
+    if (id < 0 || (uint64_t)id >= tlm_caf.by_id_cap)
         return NULL;
     return tlm_caf.by_id[id];
 }
@@ -83,6 +96,25 @@ static int check_all_running(int *stat, char *errmsg, size_t len,
                        s == TLM_CAF_FAILED ? TLM_CAF_STAT_FAILED_IMAGE
                                            : TLM_CAF_STAT_STOPPED_IMAGE,
                        "%s: image %d has %s", what, r + 1,
+                       s == TLM_CAF_FAILED ? "failed" : "stopped");
+        return 1;
+    }
+    return 0;
+}
+
+/* The same for the images of team t. */
+static int check_team_running(const tlm_caf_team_t *t, int *stat,
+                              char *errmsg, size_t len, const char *what)
+{
+    tlm_caf_refresh_dead();
+    for (int i = 0; i < t->size; i++) {
+        int s = tlm_caf_state(t->ranks[i]);
+        if (s == TLM_CAF_RUNNING)
+            continue;
+        tlm_caf_report(stat, errmsg, len,
+                       s == TLM_CAF_FAILED ? TLM_CAF_STAT_FAILED_IMAGE
+                                           : TLM_CAF_STAT_STOPPED_IMAGE,
+                       "%s: image %d of the team has %s", what, i + 1,
                        s == TLM_CAF_FAILED ? "failed" : "stopped");
         return 1;
     }
@@ -163,6 +195,94 @@ err_bases:
     return 1;
 }
 
+/* Inside CHANGE TEAM an ALLOCATE of a coarray is a statement of the
+ * current team's images only: images of other teams never make it, so
+ * no job-wide collective (telemem_malloc_all) may serve it.  Each image
+ * zeroes and registers memory of its own (telemem_register: puts and gets
+ * to it take the polling path), and the team's images exchange the
+ * addresses between two syncs of theirs.  Lock coarrays need a Telemem
+ * mutex set, which only the whole job can create: refused. */
+static int register_team(tlm_caf_token_t *t, size_t size, int *stat,
+                         char *errmsg, size_t len)
+{
+    tlm_caf_team_t *team = tlm_caf.team;
+    size_t bytes = size ? size : 1;
+    int64_t *all;
+    char msg[256] = "";
+    int rc, code;
+
+    if (is_lock(t->type)) {
+        tlm_caf_report(stat, errmsg, len, TLM_CAF_STAT_INVALID,
+                       "allocate lock: a lock coarray cannot be allocated "
+                       "inside CHANGE TEAM (allocate it in the initial "
+                       "team)");
+        return 1;
+    }
+    if (check_team_running(team, stat, errmsg, len, "allocate coarray"))
+        return 1;
+    if (is_event(t->type)) {
+        t->nlocks = bytes;
+        bytes = t->nlocks * sizeof(int64_t);
+    }
+    t->bases = calloc((size_t)tlm_caf.n, sizeof(void *));
+    all = calloc((size_t)team->size, sizeof(int64_t));
+    if (!t->bases || !all || posix_memalign(&t->mem, 64, bytes) != 0) {
+        t->mem = NULL;
+        rc = TELEMEM_ERR_NO_MEMORY;
+        goto fail;
+    }
+    memset(t->mem, 0, bytes);
+    rc = telemem_register(t->mem, bytes);
+    if (rc != TELEMEM_OK)
+        goto fail;
+    code = tlm_caf_team_exchange(team, (int64_t)(uintptr_t)t->mem, all,
+                                 "allocate coarray", msg, sizeof msg);
+    if (code) {
+        telemem_deregister(t->mem);
+        tlm_caf_report(stat, errmsg, len, code, "allocate coarray: %s",
+                       msg);
+        goto out;
+    }
+    for (int i = 0; i < team->size; i++)
+        t->bases[team->ranks[i]] = (void *)(uintptr_t)all[i];
+    t->size = bytes;
+    t->team = team;
+    t->id = TEAM_ID | (int64_t)team->cid << 24 | (team->allocs++ & 0xffffff);
+    free(all);
+    return 0;
+fail:
+    tlm_caf_check(rc, stat, errmsg, len, "allocate coarray", 0);
+out:
+    free(t->mem);
+    t->mem = NULL;
+    free(t->bases);
+    t->bases = NULL;
+    free(all);
+    return 1;
+}
+
+/* DEALLOCATE of a coarray allocated inside a team: once the team's
+ * images are past their accesses to it (a sync of theirs, wherever the
+ * statement is), each forgets its own memory. */
+static void deregister_team(tlm_caf_token_t *t, int *stat, char *errmsg,
+                            size_t len)
+{
+    char msg[256] = "";
+    int code = tlm_caf_sync_ranks(t->team->ranks, t->team->size, msg,
+                                  sizeof msg);
+    if (code) {
+        tlm_caf_report(stat, errmsg, len, code, "deallocate coarray: %s",
+                       msg);
+        return;
+    }
+    telemem_deregister(t->mem);
+    free(t->mem);
+    t->mem = NULL;
+    free(t->bases);
+    t->bases = NULL;
+    t->team = NULL;
+}
+
 void _gfortran_caf_register(size_t size, int type, tlm_caf_token_p *token,
                             tlm_gfc_desc_t *desc, int *stat, char *errmsg,
                             size_t errmsg_len)
@@ -207,7 +327,10 @@ void _gfortran_caf_register(size_t size, int type, tlm_caf_token_p *token,
             return;
         }
         t->size = size;
-    } else if (register_collective(t, size, stat, errmsg, errmsg_len)) {
+    } else if (tlm_caf.team != &tlm_caf.initial
+                   ? register_team(t, size, stat, errmsg, errmsg_len)
+                   : register_collective(t, size, stat, errmsg,
+                                         errmsg_len)) {
         token_free(t);
         return;
     }
@@ -225,7 +348,11 @@ void _gfortran_caf_deregister(tlm_caf_token_p *token, int type, int *stat,
     tlm_caf_ok(stat);
     if (!t)
         return;
-    if (t->bases) {
+    if (t->team) {
+        deregister_team(t, stat, errmsg, errmsg_len);
+        if (t->team)
+            return; /* STAT= set */
+    } else if (t->bases) {
         if (agree(TLM_CAF_JC_DEALLOC, t->size, stat, errmsg, errmsg_len))
             return;
         if (t->mutex_set >= 0)

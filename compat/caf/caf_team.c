@@ -8,10 +8,8 @@
 
 #include "caf_internal.h"
 
-/* Every member of t gets every member's value v (out[i]: member i's).
- * Returns a STAT= code. */
-static int team_exchange(const tlm_caf_team_t *t, int64_t v, int64_t *out,
-                         char *msg, size_t cap)
+int tlm_caf_team_exchange(const tlm_caf_team_t *t, int64_t v, int64_t *out,
+                          const char *what, char *msg, size_t cap)
 {
     int i, rc, code;
 
@@ -25,7 +23,7 @@ static int team_exchange(const tlm_caf_team_t *t, int64_t v, int64_t *out,
         }
         rc = telemem_put(r, slot, &v, sizeof v);
         if (rc != TELEMEM_OK) {
-            snprintf(msg, cap, "form team: image %d: %s", r + 1,
+            snprintf(msg, cap, "%s: image %d: %s", what, r + 1,
                      telemem_strerror(rc));
             return tlm_caf_stat_of(rc);
         }
@@ -73,7 +71,8 @@ void _gfortran_caf_form_team(int team_number, tlm_caf_team_p *team,
     /* team number in the high half, NEW_INDEX (0: none) in the low. */
     mine = (int64_t)(((uint64_t)(uint32_t)team_number << 32) |
                      (uint32_t)index);
-    code = team_exchange(cur, mine, all, msg, sizeof msg);
+    code = tlm_caf_team_exchange(cur, mine, all, "form team", msg,
+                                 sizeof msg);
     if (code)
         tlm_caf_die(1, "%s", msg);
     t->number = team_number;
