@@ -71,6 +71,8 @@ static inline char *gasnetc_local(gasnet_node_t node, const void *remote,
 typedef unsigned long long gasnetc_u8_t __attribute__((aligned(1)));
 typedef unsigned int gasnetc_u4_t __attribute__((aligned(1)));
 typedef unsigned short gasnetc_u2_t __attribute__((aligned(1)));
+typedef unsigned char gasnetc_v16_t
+    __attribute__((vector_size(16), aligned(1)));
 
 /* A put's bytes (GASNet promises nothing about the order in which they
  * land; a put of 1, 2, 4 or 8 bytes is one store, or two of the same
@@ -83,17 +85,27 @@ static inline void gasnetc_store(char *dst, const void *src, size_t n,
 {
     const char *s = (const char *)src;
     if (typed && n - 1 < 64) {
-        /* Up to 64 bytes: word stores in the client's code, the last one
-         * overlapping (a call of memcpy cost as much as the put). */
-        if (n >= 8) {
-            size_t i;
-            unsigned long long v;
-            for (i = 0; i + 8 < n; i += 8) {
-                memcpy(&v, s + i, 8);
-                *(gasnetc_u8_t *)(void *)(dst + i) = v;
+        /* Up to 64 bytes: stores in the client's code, the last one
+         * overlapping (a call of memcpy cost as much as the put); from 16
+         * bytes 16-byte vectors, two or four. */
+        if (n >= 16) {
+            gasnetc_v16_t a, b, c, d;
+            memcpy(&a, s, 16);
+            memcpy(&b, s + n - 16, 16);
+            if (n > 32) {
+                memcpy(&c, s + 16, 16);
+                memcpy(&d, s + n - 32, 16);
+                *(gasnetc_v16_t *)(void *)(dst + 16) = c;
+                *(gasnetc_v16_t *)(void *)(dst + n - 32) = d;
             }
-            memcpy(&v, s + n - 8, 8);
-            *(gasnetc_u8_t *)(void *)(dst + n - 8) = v;
+            *(gasnetc_v16_t *)(void *)dst = a;
+            *(gasnetc_v16_t *)(void *)(dst + n - 16) = b;
+        } else if (n >= 8) {
+            unsigned long long a, b;
+            memcpy(&a, s, 8);
+            memcpy(&b, s + n - 8, 8);
+            *(gasnetc_u8_t *)(void *)dst = a;
+            *(gasnetc_u8_t *)(void *)(dst + n - 8) = b;
         } else if (n >= 4) {
             unsigned int a, b;
             memcpy(&a, s, 4);
@@ -122,15 +134,25 @@ static inline void gasnetc_load(void *dst, const char *src, size_t n,
 {
     char *d = (char *)dst;
     if (typed && n - 1 < 64) {
-        if (n >= 8) {
-            size_t i;
-            unsigned long long v;
-            for (i = 0; i + 8 < n; i += 8) {
-                v = *(const gasnetc_u8_t *)(const void *)(src + i);
-                memcpy(d + i, &v, 8);
+        if (n >= 16) {
+            gasnetc_v16_t a, b, c, e;
+            a = *(const gasnetc_v16_t *)(const void *)src;
+            b = *(const gasnetc_v16_t *)(const void *)(src + n - 16);
+            if (n > 32) {
+                c = *(const gasnetc_v16_t *)(const void *)(src + 16);
+                e = *(const gasnetc_v16_t *)(const void *)(src + n - 32);
+                memcpy(d + 16, &c, 16);
+                memcpy(d + n - 32, &e, 16);
             }
-            v = *(const gasnetc_u8_t *)(const void *)(src + n - 8);
-            memcpy(d + n - 8, &v, 8);
+            memcpy(d, &a, 16);
+            memcpy(d + n - 16, &b, 16);
+        } else if (n >= 8) {
+            unsigned long long a =
+                *(const gasnetc_u8_t *)(const void *)src;
+            unsigned long long b =
+                *(const gasnetc_u8_t *)(const void *)(src + n - 8);
+            memcpy(d, &a, 8);
+            memcpy(d + n - 8, &b, 8);
         } else if (n >= 4) {
             unsigned int a = *(const gasnetc_u4_t *)(const void *)src;
             unsigned int b = *(const gasnetc_u4_t *)(const void *)(src + n - 4);
