@@ -2,24 +2,25 @@
 # scripts/bench-gasnet.sh - GASNet-1's own performance tests (testsmall,
 # testlarge, testam, from a GASNet source tree the caller supplies), and
 # our benchmarks written against gasnet.h alone (medium: AM Mediums,
-# rma: puts and gets; bench/gasnet/gasnet_<name>.c, no GASNet sources
-# needed), built
+# rma: puts and gets, bar: barriers; bench/gasnet/gasnet_<name>.c, no
+# GASNet sources needed), built
 # by the makefile fragments of two installs, libgasnet over Telemem
 # (telemem-<model>.mak) and a real GASNet's smp-conduit (smp-<model>.mak),
-# and run alternately in one run at 2 nodes, the load (uptime) taken
+# and run alternately in one run at 2 nodes (--nodes), the load (uptime) taken
 # before each run; then a table of the median times per size and their
 # ratio (Telemem / GASNet), by scripts/bench_gasnet_table.py.
 #
 #   scripts/bench-gasnet.sh --gasnet /path/to/GASNet-1.29.3 \
 #       --prefix /opt/tlm --real /opt/gasnet [--runs 3] [--model seq] \
-#       [--tests "testsmall testlarge testam medium rma"] [--work DIR]
+#       [--nodes 2] \
+#       [--tests "testsmall testlarge testam medium rma bar"] [--work DIR]
 #
 # --gasnet is needed for GASNet's tests only.  The real GASNet may be
 # GASNet-EX (2020 and later), whose gasnet.h still offers the GASNet-1
 # interface these programs use.
 #
-# Telemem's programs run under PREFIX/bin/telemem-run -n 2 (shm
-# transport), GASNet's as smp-conduit starts itself (GASNET_PSHM_NODES=2).
+# Telemem's programs run under PREFIX/bin/telemem-run -n N (shm
+# transport), GASNet's as smp-conduit starts itself (GASNET_PSHM_NODES=N).
 # Rounds alternate which goes first (ABBA).  Nothing here asserts a time.
 set -u
 
@@ -27,6 +28,7 @@ gasnet=""
 prefix=""
 real=""
 runs=3
+nodes=2
 model=seq
 tests="testsmall testlarge testam"
 work="${TMPDIR:-/tmp}/bench-gasnet.$$"
@@ -37,17 +39,18 @@ while [ $# -gt 0 ]; do
     --prefix) prefix="$2"; shift 2 ;;
     --real) real="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
+    --nodes) nodes="$2"; shift 2 ;;
     --model) model="$2"; shift 2 ;;
     --tests) tests="$2"; shift 2 ;;
     --work) work="$2"; shift 2 ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "bench-gasnet: unknown argument $1" >&2; exit 2 ;;
     esac
 done
 here=$(cd "$(dirname "$0")" && pwd)
 for t in $tests; do
     case "$t" in
-    medium|rma) ;;
+    medium|rma|bar) ;;
     testsmall|testlarge|testam)
         if [ -z "$gasnet" ] || [ ! -f "$gasnet/tests/test.h" ]; then
             echo "bench-gasnet: $t needs --gasnet, a GASNet source tree" >&2
@@ -74,6 +77,7 @@ test_args() {
     testam) echo "2000 1048576" ;;
     medium) echo "5000" ;;
     rma) echo "200000" ;;
+    bar) echo "20000" ;;
     esac
 }
 
@@ -90,7 +94,7 @@ build() {
     ldf=$(mkvar "$mak" GASNET_LDFLAGS); libs=$(mkvar "$mak" GASNET_LIBS)
     local from="$src/$t.c" inc=(-I"$src" -idirafter "$gasnet")
     case "$t" in
-    medium|rma) from="$here/../bench/gasnet/gasnet_$t.c"; inc=() ;;
+    medium|rma|bar) from="$here/../bench/gasnet/gasnet_$t.c"; inc=() ;;
     esac
     # shellcheck disable=SC2086
     $cc ${inc[@]+"${inc[@]}"} $cpp $cf -c -o "$dir/$t.o" \
@@ -117,9 +121,9 @@ runone() {
         cd "$work/$impl" || exit 1
         # shellcheck disable=SC2086
         if [ "$impl" = telemem ]; then
-            "$prefix/bin/telemem-run" -n 2 --timeout 600 "./$t" $args
+            "$prefix/bin/telemem-run" -n "$nodes" --timeout 600 "./$t" $args
         else
-            GASNET_PSHM_NODES=2 timeout 600 "./$t" $args
+            GASNET_PSHM_NODES=$nodes timeout 600 "./$t" $args
         fi
         echo "status $?"
     ) >"$out" 2>&1
