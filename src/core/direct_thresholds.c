@@ -76,6 +76,11 @@ int tlm_core_direct_check_config(const tlm_config_t *c)
     return TELEMEM_OK;
 }
 
+static bool has_provider(const tlm_direct_t *d)
+{
+    return d->provider && d->provider[0];
+}
+
 /* The calibration profile (read once at initialize, util/profile.h): the
  * line of the provider the driver opened, else its plain line (a profile
  * written before 2026-11-29); the line's key to *key (for the text).
@@ -87,7 +92,7 @@ static int profile_lookup(const tlm_direct_t *d, size_t *thr, size_t *row,
     const tlm_profile_entry_t *e =
         tlm_util_profile_driver(p, d->name, d->provider, key, cap);
     if (!e) {
-        if (d->provider[0])
+        if (has_provider(d))
             tlm_debug("direct profile %s: no line %s@%s or %s", p->path,
                       d->name, d->provider, d->name);
         return 0;
@@ -103,7 +108,7 @@ static void describe(const tlm_transport_t *tp, size_t thr, size_t row,
                      const char *src)
 {
     char line[320], via[80] = "";
-    if (tp->direct->provider[0])
+    if (has_provider(tp->direct))
         snprintf(via, sizeof(via), ", provider %s", tp->direct->provider);
     if (D.mode == MODE_AUTO)
         snprintf(line, sizeof(line),
@@ -148,9 +153,7 @@ void tlm_core_dx_thresholds(const tlm_transport_t *tp, size_t *thr,
         /* "profile" alone for the plain line of a driver without provider
          * (the text tests and users have read since 2026-11-20) */
         snprintf(from, sizeof(from),
-                 strchr(key, '@') || d->provider[0] ? "profile line %s"
-                                                    : "profile",
-                 key);
+                 has_provider(d) ? "profile line %s" : "profile", key);
         src = from;
     }
     if (spec_lookup(c->DIRECT_THRESHOLD, d->name, tp->name, thr) > 0)

@@ -62,6 +62,7 @@ struct ucx_direct {
     long pending;        /* over all peers */
     ud_rkey_t *rk_head, *rk_tail; /* released keys, oldest first */
     long rk_waiting;
+    char wires[48]; /* super.provider: the network wires (network_wires) */
 };
 
 static ucx_direct_t *ud_of(tlm_direct_t *d)
@@ -502,7 +503,8 @@ static void network_wires(ucp_context_h ctx, char *out, size_t cap)
         return;
     ucp_context_print_info(ctx, f);
     fclose(f);
-    for (const char *p = text; p && (p = strstr(p, "flags -- ")) != NULL;) {
+    const char *p = text ? text : "";
+    while ((p = strstr(p, "flags -- ")) != NULL) {
         p += strlen("flags -- ");
         size_t n = strcspn(p, "/ \n");
         char w[32];
@@ -537,12 +539,13 @@ int tlm_ucx_direct_open(const tlm_ucx_direct_env_t *env, tlm_direct_t **d_p)
                       pg > 0 ? (size_t)pg : 4096, ud_reg, ud_dereg, ud);
     ud->super.ops = &ud_ops;
     ud->super.name = "ucx-rma";
-    network_wires(env->ctx, ud->super.provider, sizeof(ud->super.provider));
+    network_wires(env->ctx, ud->wires, sizeof(ud->wires));
+    ud->super.provider = ud->wires;
     ud->super.sync = false;
     ud->super.threshold = UD_THRESHOLD;
     ud->super.max_segs = 1024;
-    tlm_debug("ucx-rma open: wires %s, registration cap %zu bytes",
-              ud->super.provider, env->reg_cache_max);
+    tlm_debug("ucx-rma open: wires %s, registration cap %zu bytes", ud->wires,
+              env->reg_cache_max);
     *d_p = &ud->super;
     return TELEMEM_OK;
 }
