@@ -11,7 +11,8 @@
  * block (pulled with memcpy by rank 1, which maps it) and writes
  * "shm-map <bytes> 0" (docs/shm.md).  Phases "coll-one" and "coll-split"
  * run with many ranks and write the collectives' "coll-reduce-split"
- * line (docs/coll.md). */
+ * line (docs/coll.md).  --quick times a few sizes; --net (ranks on two
+ * hosts) keys the line by the network's driver and its provider. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -33,6 +34,23 @@ static const size_t rows[] = {8, 16, 32, 64, 256, 1024, 4096, 16384, 65536};
 #define STRIDED_TOTAL (512 * 1024)
 #define PULL_MIN 4096
 
+/* --quick: a few sizes, 3 samples of shorter bursts (a test's run: the
+ * lines it writes are not worth keeping). */
+static bool quick;
+/* --net: the phases between two hosts, the network's driver (the first
+ * with a provider in the configuration text). */
+static bool net;
+static const size_t quick_sizes[] = {8, 4096, 65536, 1048576};
+
+/* Whether size is timed (every size, or --quick's few). */
+static bool timed(size_t size)
+{
+    for (size_t i = 0; quick && i < sizeof(quick_sizes) / sizeof(size_t); i++)
+        if (quick_sizes[i] == size)
+            return true;
+    return !quick;
+}
+
 static double now(void)
 {
     struct timespec ts;
@@ -42,24 +60,46 @@ static double now(void)
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-"Usage: telemem-calibrate am FILE | direct FILE PROFILE | copy FILE |\n"
-"       pull FILE PROFILE | map PROFILE | coll-one FILE |\n"
-"       coll-split FILE PROFILE\n"
-"One phase of `telemem-run --calibrate` (run that instead): with 2 ranks,\n"
-"rank 0 times puts into rank 1's memory.  am: write the times (run with\n"
-"TELEMEM_DIRECT=never) to FILE.  direct: compare with FILE (run with\n"
-"TELEMEM_DIRECT=always) and write the crossover sizes of the driver in use\n"
-"to PROFILE, keeping the other drivers' lines.  copy, pull: the same for\n"
-"contiguous puts over shared memory with two copies (TELEMEM_SHM_CMA=n) and\n"
-"pulled (TELEMEM_SHM_CMA_THRESHOLD=1); pull writes the \"shm-pull\" line.\n"
-"map: copied twice from private memory against pulled from a block the\n"
-"target maps, alternating in one job (TELEMEM_SHM_MAP_THRESHOLD=1,\n"
-"TELEMEM_SHM_CMA_THRESHOLD=1t); writes the \"shm-map\" line.\n"
-"coll-one, coll-split: with many ranks on this node, allreduces of one\n"
-"node piece reduced by one rank (TELEMEM_COLL_THRESHOLD=reduce-split:1t)\n"
-"and by every rank (reduce-split:1); coll-split writes the\n"
-"\"coll-reduce-split\" line.\n");
+    fprintf(
+        f,
+        "Usage: telemem-calibrate [--quick] [--net] am FILE | direct FILE "
+        "PROFILE |\n"
+        "       copy FILE | pull FILE PROFILE | map PROFILE | coll-one FILE |\n"
+        "       coll-split FILE PROFILE\n"
+        "One phase of `telemem-run --calibrate` (run that instead): with 2 "
+        "ranks,\n"
+        "rank 0 times puts into rank 1's memory.  am: write the times (run "
+        "with\n"
+        "TELEMEM_DIRECT=never) to FILE.  direct: compare with FILE (run with\n"
+        "TELEMEM_DIRECT=always) and write the crossover sizes of the driver in "
+        "use\n"
+        "to PROFILE, keeping the other drivers' lines.  copy, pull: the same "
+        "for\n"
+        "contiguous puts over shared memory with two copies "
+        "(TELEMEM_SHM_CMA=n) and\n"
+        "pulled (TELEMEM_SHM_CMA_THRESHOLD=1); pull writes the \"shm-pull\" "
+        "line.\n"
+        "map: copied twice from private memory against pulled from a block "
+        "the\n"
+        "target maps, alternating in one job (TELEMEM_SHM_MAP_THRESHOLD=1,\n"
+        "TELEMEM_SHM_CMA_THRESHOLD=1t); writes the \"shm-map\" line.\n"
+        "coll-one, coll-split: with many ranks on this node, allreduces of "
+        "one\n"
+        "node piece reduced by one rank "
+        "(TELEMEM_COLL_THRESHOLD=reduce-split:1t)\n"
+        "and by every rank (reduce-split:1); coll-split writes the\n"
+        "\"coll-reduce-split\" line.\n"
+        "The direct phase's line is keyed by the driver and, for a network "
+        "driver,\n"
+        "the provider it opened: \"ofi-rma@tcp;ofi_rxm\", \"ucx-rma@tcp\" (a "
+        "driver\n"
+        "that declines rank 1 gets thresholds that no size reaches).\n"
+        "--quick: sizes 8 B, 4 KiB, 64 KiB, 1 MiB (rows 8 B, 4 KiB, 64 KiB), "
+        "3\n"
+        "samples of shorter bursts: for tests, not for a profile to keep.\n"
+        "--net: rank 1 is on another host: the line of the network's driver "
+        "(the\n"
+        "first with a provider) rather than the first driver's.\n");
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -68,15 +108,20 @@ static int cmp_d(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* One sample: seconds per byte-unit of work, reps puts then quiet. */
+/* One sample: seconds per put, a burst of puts (8 MiB, --quick 1 MiB, and
+ * at least 2; cut short after BURST_MAX s, --quick QUICK_BURST_MAX s: a
+ * network driver's 8-byte puts took 110 us each, 2026-11-29) then
+ * quiet. */
+#define BURST_MAX 0.25
+#define QUICK_BURST_MAX 0.02
 static double sample_puts(int peer, char *remote, char *local, size_t row,
                           size_t total)
 {
     size_t count[2] = {row, total / row};
     size_t lstr[1] = {row + 64}, rstr[1] = {row + 128};
-    int reps = (int)(8 * 1048576 / total) + 2;
-    double t0 = now();
-    for (int i = 0; i < reps; i++) {
+    int reps = (int)((quick ? 1048576 : 8 * 1048576) / total) + 2, i;
+    double t0 = now(), limit = quick ? QUICK_BURST_MAX : BURST_MAX;
+    for (i = 0; i < reps; i++) {
         int rc = row == total ? telemem_put(peer, remote, local, total)
                               : telemem_put_strided(peer, remote, rstr, local,
                                                     lstr, count, 1);
@@ -85,9 +130,14 @@ static double sample_puts(int peer, char *remote, char *local, size_t row,
                     telemem_strerror(rc));
             exit(1);
         }
+        /* the clock read now and then only: a put here can take 0.1 us */
+        if (i >= 1 && ((i & 63) == 63 || total >= 4096) && now() - t0 > limit) {
+            i++;
+            break;
+        }
     }
     telemem_quiet();
-    return (now() - t0) / reps;
+    return (now() - t0) / i;
 }
 
 /* Median of 7 samples from local (and, when b is not NULL, of 7 from b
@@ -96,17 +146,18 @@ static double time_puts2(int peer, char *remote, char *local, char *b,
                          size_t row, size_t total, double *tb)
 {
     double t[7], u[7];
-    for (int s = 0; s < 7; s++) {
+    int n = quick ? 3 : 7;
+    for (int s = 0; s < n; s++) {
         t[s] = sample_puts(peer, remote, local, row, total);
         if (b)
             u[s] = sample_puts(peer, remote, b, row, total);
     }
-    qsort(t, 7, sizeof(t[0]), cmp_d);
+    qsort(t, (size_t)n, sizeof(t[0]), cmp_d);
     if (b) {
-        qsort(u, 7, sizeof(u[0]), cmp_d);
-        *tb = u[3];
+        qsort(u, (size_t)n, sizeof(u[0]), cmp_d);
+        *tb = u[n / 2];
     }
-    return t[3];
+    return t[n / 2];
 }
 
 static double time_puts(int peer, char *remote, char *local, size_t row,
@@ -274,14 +325,29 @@ static int pull_phase(const char *file, const char *profile, const double *tc)
     return pull_line(profile, "shm-pull", ac, tc);
 }
 
-/* "direct path window (shm): ..." in the configuration text: the driver. */
-static int driver_name(char *out, size_t n)
+/* The profile key of the driver the puts took, from the configuration
+ * text: "direct path window (shm): ..." gives "window", "direct path
+ * ofi-rma (ofi, provider tcp;ofi_rxm): ..." "ofi-rma@tcp;ofi_rxm" (the
+ * first line, or with --net the first with a provider: the network's
+ * driver beside shm's).  *declined: the library said the driver declines
+ * rank 1 (its times are the AM path's).  0, or -1 when there is none. */
+static int driver_key(char *out, size_t n, bool *declined)
 {
-    const char *c = strstr(telemem_config_string(), "direct path ");
-    if (!c || sscanf(c, "direct path %63s", out) != 1)
-        return -1;
-    (void)n;
-    return 0;
+    const char *c = telemem_config_string();
+    while ((c = strstr(c, "direct path ")) != NULL) {
+        char name[64], tp[64] = "", prov[64] = "";
+        c += strlen("direct path ");
+        if (sscanf(c, "%63s (%63[^,)], provider %63[^)])", name, tp, prov) < 2)
+            continue;
+        if (net && !prov[0])
+            continue;
+        snprintf(out, n, prov[0] ? "%s@%s" : "%s", name, prov);
+        char said[96];
+        snprintf(said, sizeof(said), "direct path %s: declines", name);
+        *declined = strstr(telemem_config_string(), said) != NULL;
+        return 0;
+    }
+    return -1;
 }
 
 /* Phase am (and copy, without the rows): this phase's times tc (contiguous)
@@ -323,8 +389,9 @@ static int direct_phase(const char *file, const char *profile,
     }
     if (f)
         fclose(f);
-    char drv[64];
-    if (!f || driver_name(drv, sizeof(drv)) != 0) {
+    char drv[160];
+    bool declined = false;
+    if (!f || driver_key(drv, sizeof(drv), &declined) != 0) {
         fprintf(stderr, "telemem-calibrate: %s\n", !f
                 ? "the am phase left no times"
                 : "no direct-path driver reaches rank 1");
@@ -340,6 +407,11 @@ static int direct_phase(const char *file, const char *profile,
                STRIDED_TOTAL / 1024);
     size_t thr = crossover(contig, ac, tc, NC);
     size_t row = crossover(rows, ar, tr, NR);
+    if (declined) {
+        /* Both columns timed the AM path: the driver takes none. */
+        printf("%s declines rank 1: every transfer takes the AM path\n", drv);
+        thr = row = SIZE_MAX;
+    }
     printf("%s: threshold %zu, strided row threshold %zu -> %s\n",
            drv, thr, row, profile);
     return write_profile(profile, drv, thr, row);
@@ -423,6 +495,14 @@ static int coll_main(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* --quick and --net before the phase */
+    while (argc > 1 &&
+           (!strcmp(argv[1], "--quick") || !strcmp(argv[1], "--net"))) {
+        *(strcmp(argv[1], "--quick") ? &net : &quick) = true;
+        argv[1] = argv[0];
+        argv++;
+        argc--;
+    }
     if ((argc == 3 && !strcmp(argv[1], "coll-one")) ||
         (argc == 4 && !strcmp(argv[1], "coll-split")))
         return coll_main(argc, argv);
@@ -478,14 +558,17 @@ int main(int argc, char **argv)
         /* Pulled, each put waits for the target: not below a page (a
          * round trip per put would only lose there, and slowly). */
         for (size_t i = 0; i < NC; i++) {
-            tb[i] = 1e30;
-            tc[i] = (pull || map) && contig[i] < PULL_MIN
+            tb[i] = timed(contig[i]) ? 1e30 : 0;
+            tc[i] = !timed(contig[i]) ? 0
+                    : (pull || map) && contig[i] < PULL_MIN
                         ? 1e30
                         : time_puts2(1, remote, local + 1, map ? blk : NULL,
                                      contig[i], contig[i], &tb[i]);
         }
         for (size_t i = 0; i < NR && !copy && !pull && !map; i++)
-            tr[i] = time_puts(1, remote, local + 1, rows[i], STRIDED_TOTAL);
+            tr[i] = timed(rows[i]) ? time_puts(1, remote, local + 1, rows[i],
+                                               STRIDED_TOTAL)
+                                   : 0;
         if (map)
             status = pull_line(argv[2], "shm-map", tc, tb);
         else if (pull)

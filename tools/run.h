@@ -170,8 +170,19 @@ void run_resolve_prog(const char *prog);
 void run_bad_usage(const char *fmt, ...)
     __attribute__((format(printf, 1, 2), noreturn));
 
+/* telemem-run --calibrate's options. */
+typedef struct run_cal {
+    const char *profile;  /* --calibrate=PROFILE, or NULL */
+    int quick;            /* --quick */
+    const char *hosts;    /* -H: the network phases between its first two
+                           * hosts; NULL: this host's phases */
+    const char *rsh;      /* --rsh */
+    const char *kvs_addr; /* --kvs-addr, or NULL */
+    double timeout;       /* --timeout per phase, 0: 600 s */
+} run_cal_t;
+
 /* run_calibrate.c: telemem-run --calibrate[=PROFILE]; exits. */
-void run_calibrate(const char *profile) __attribute__((noreturn));
+void run_calibrate(const run_cal_t *o) __attribute__((noreturn));
 
 /* run_bind.c: decide J.bind and J.bind_set (after the options); the CPU
  * of rank r on this host, or -1. */

@@ -16,64 +16,117 @@
 
 #include "run.h"
 
-enum { OPT_TIMEOUT = 256, OPT_KEEP, OPT_TAG, OPT_BIND, OPT_VERSION,
-       OPT_RSH, OPT_KVS_ADDR, OPT_CALIBRATE };
+enum {
+    OPT_TIMEOUT = 256,
+    OPT_KEEP,
+    OPT_TAG,
+    OPT_BIND,
+    OPT_VERSION,
+    OPT_RSH,
+    OPT_KVS_ADDR,
+    OPT_CALIBRATE,
+    OPT_QUICK
+};
+
+/* --calibrate and its options, run once the whole line is read. */
+static int calibrate;
+static run_cal_t cal;
 
 static void usage(FILE *fp)
 {
-    fprintf(fp,
-"Usage: telemem-run -n N [options] [--] prog [args...]\n"
-"       telemem-run -H host:slots,... [-n N] [--rsh CMD] [options] prog ...\n"
-"Start N ranks of prog on this host (or on the hosts of -H) with a\n"
-"built-in key-value store.\n"
-"\n"
-"Options:\n"
-"  -n, --np N         number of ranks, 1..%d (required without -H; with -H\n"
-"                     at most the slots, default all slots)\n"
-"  -H, --hosts LIST   hosts and their slots, e.g. node1:2,node2:2; ranks fill\n"
-"                     the slots in order.  localhost (or this host's name)\n"
-"                     is started directly, the others through --rsh\n"
-"      --rsh CMD      remote shell (default \"ssh %%h\"): %%h becomes the\n"
-"                     host (else it is appended); the rank's command follows\n"
-"                     as one shell-quoted word, e.g. --rsh \"ip netns exec\n"
-"                     %%h sh -c\" for network namespaces.  TELEMEM_*, UCX_*,\n"
-"                     FI_*, *SAN_OPTIONS, PATH and LD_LIBRARY_PATH are\n"
-"                     forwarded\n"
-"      --kvs-addr IP  the store listens on TCP at exactly this address\n"
-"                     (default: with remote hosts in -H, the first\n"
-"                     non-loopback IPv4 address; else a Unix socket in a\n"
-"                     directory only this user can enter)\n"
-"      --timeout SEC  kill the whole job after SEC seconds (exit status 124)\n"
-"      --keep-going   when a rank fails, let the others run to their end\n"
-"      --tag-output   prefix every output line of rank r with \"[r] \"\n"
-"      --bind core|none  core: pin rank r to the r-th CPU the launcher may\n"
-"                     use; none: never pin.  Default: one rank per CPU on\n"
-"                     CPUs found idle at start when all ranks fit there,\n"
-"                     else no pinning (-v says which)\n"
-"  -v, --verbose      report job start, ranks, store activity and exits\n"
-"      --calibrate[=PROFILE]  measure the AM and direct paths between 2\n"
-"                     ranks on this node (over TELEMEM_TRANSPORT if set) and\n"
-"                     write the crossover sizes TELEMEM_DIRECT=auto reads\n"
-"                     (default PROFILE: TELEMEM_DIRECT_PROFILE, else\n"
-"                     $XDG_CACHE_HOME or ~/.cache /telemem/direct.profile;\n"
-"                     docs/direct.md), then exit\n"
-"  -h, --help         print this help and exit\n"
-"      --version      print the version and exit\n"
-"\n"
-"Each rank gets TELEMEM_RANK, TELEMEM_NRANKS, TELEMEM_KVS (the store:\n"
-"unix:PATH or host:port), TELEMEM_JOBID and TELEMEM_KVS_SECRET (the job's\n"
-"random secret, which a rank proves to join the store; ranks on other\n"
-"hosts read it from the remote shell's stdin, never from a command line),\n"
-"runs in its own process group, and reads stdin only if it is rank 0 (the\n"
-"others read /dev/null).\n"
-"\n"
-"Exit status: 0 if every rank exited 0; otherwise that of the first rank\n"
-"that failed (128+N if killed by signal N), or the status a rank passed\n"
-"when it aborted the job.  Without --keep-going the first failure ends the\n"
-"job: SIGTERM to every rank, SIGKILL %g s later.  124: --timeout expired;\n"
-"125: launcher error; 127: prog not found; 2: bad usage; 128+N: the\n"
-"launcher got signal N (SIGINT, SIGTERM, SIGHUP) and ended the job.\n",
-            MAX_RANKS, KILL_GRACE);
+    fprintf(
+        fp,
+        "Usage: telemem-run -n N [options] [--] prog [args...]\n"
+        "       telemem-run -H host:slots,... [-n N] [--rsh CMD] [options] "
+        "prog ...\n"
+        "Start N ranks of prog on this host (or on the hosts of -H) with a\n"
+        "built-in key-value store.\n"
+        "\n"
+        "Options:\n"
+        "  -n, --np N         number of ranks, 1..%d (required without -H; "
+        "with -H\n"
+        "                     at most the slots, default all slots)\n"
+        "  -H, --hosts LIST   hosts and their slots, e.g. node1:2,node2:2; "
+        "ranks fill\n"
+        "                     the slots in order.  localhost (or this host's "
+        "name)\n"
+        "                     is started directly, the others through --rsh\n"
+        "      --rsh CMD      remote shell (default \"ssh %%h\"): %%h becomes "
+        "the\n"
+        "                     host (else it is appended); the rank's command "
+        "follows\n"
+        "                     as one shell-quoted word, e.g. --rsh \"ip netns "
+        "exec\n"
+        "                     %%h sh -c\" for network namespaces.  TELEMEM_*, "
+        "UCX_*,\n"
+        "                     FI_*, *SAN_OPTIONS, PATH and LD_LIBRARY_PATH "
+        "are\n"
+        "                     forwarded\n"
+        "      --kvs-addr IP  the store listens on TCP at exactly this "
+        "address\n"
+        "                     (default: with remote hosts in -H, the first\n"
+        "                     non-loopback IPv4 address; else a Unix socket in "
+        "a\n"
+        "                     directory only this user can enter)\n"
+        "      --timeout SEC  kill the whole job after SEC seconds (exit "
+        "status 124)\n"
+        "      --keep-going   when a rank fails, let the others run to their "
+        "end\n"
+        "      --tag-output   prefix every output line of rank r with \"[r] "
+        "\"\n"
+        "      --bind core|none  core: pin rank r to the r-th CPU the launcher "
+        "may\n"
+        "                     use; none: never pin.  Default: one rank per CPU "
+        "on\n"
+        "                     CPUs found idle at start when all ranks fit "
+        "there,\n"
+        "                     else no pinning (-v says which)\n"
+        "  -v, --verbose      report job start, ranks, store activity and "
+        "exits\n"
+        "      --calibrate[=PROFILE]  measure the AM and direct paths between "
+        "2\n"
+        "                     ranks on this node (over TELEMEM_TRANSPORT if "
+        "set) and\n"
+        "                     write the crossover sizes TELEMEM_DIRECT=auto "
+        "reads\n"
+        "                     (default PROFILE: TELEMEM_DIRECT_PROFILE, else\n"
+        "                     $XDG_CACHE_HOME or ~/.cache "
+        "/telemem/direct.profile;\n"
+        "                     docs/direct.md), then exit.  With -H: between "
+        "one\n"
+        "                     rank on each of its first two hosts (--rsh,\n"
+        "                     --kvs-addr, --timeout apply), the network "
+        "transport's\n"
+        "                     driver, its line keyed by the provider opened\n"
+        "                     (ofi-rma@tcp;ofi_rxm, ucx-rma@tcp); the profile "
+        "is\n"
+        "                     written on the first host\n"
+        "      --quick        with --calibrate: a few sizes and samples, for "
+        "tests\n"
+        "  -h, --help         print this help and exit\n"
+        "      --version      print the version and exit\n"
+        "\n"
+        "Each rank gets TELEMEM_RANK, TELEMEM_NRANKS, TELEMEM_KVS (the store:\n"
+        "unix:PATH or host:port), TELEMEM_JOBID and TELEMEM_KVS_SECRET (the "
+        "job's\n"
+        "random secret, which a rank proves to join the store; ranks on other\n"
+        "hosts read it from the remote shell's stdin, never from a command "
+        "line),\n"
+        "runs in its own process group, and reads stdin only if it is rank 0 "
+        "(the\n"
+        "others read /dev/null).\n"
+        "\n"
+        "Exit status: 0 if every rank exited 0; otherwise that of the first "
+        "rank\n"
+        "that failed (128+N if killed by signal N), or the status a rank "
+        "passed\n"
+        "when it aborted the job.  Without --keep-going the first failure ends "
+        "the\n"
+        "job: SIGTERM to every rank, SIGKILL %g s later.  124: --timeout "
+        "expired;\n"
+        "125: launcher error; 127: prog not found; 2: bad usage; 128+N: the\n"
+        "launcher got signal N (SIGINT, SIGTERM, SIGHUP) and ended the job.\n",
+        MAX_RANKS, KILL_GRACE);
 }
 
 void run_bad_usage(const char *fmt, ...)
@@ -114,6 +167,7 @@ static void parse_opt(int c, char **argv, int *slots)
         if (!J.hosts)
             J.hosts = run_xrealloc(NULL, MAX_HOSTS * sizeof(*J.hosts));
         J.nhosts = 0;
+        cal.hosts = optarg;
         *slots = run_hosts_parse(optarg);
         if (*slots < 0)
             run_bad_usage("-H: '%s' is not a list of host[:slots] (slots "
@@ -156,7 +210,11 @@ static void parse_opt(int c, char **argv, int *slots)
         printf("telemem-run " RUN_VERSION "\n");
         exit(0);
     case OPT_CALIBRATE:
-        run_calibrate(optarg);
+        calibrate = 1;
+        cal.profile = optarg;
+        break;
+    case OPT_QUICK:
+        cal.quick = 1;
         break;
     case ':':
         run_bad_usage("option '%s' needs an argument", argv[optind - 1]);
@@ -183,6 +241,7 @@ void run_parse_args(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
         {"calibrate", optional_argument, NULL, OPT_CALIBRATE},
+        {"quick", no_argument, NULL, OPT_QUICK},
         {NULL, 0, NULL, 0},
     };
     opterr = 0;
@@ -195,6 +254,16 @@ void run_parse_args(int argc, char **argv)
         if (c == -1)
             break;
         parse_opt(c, argv, &slots);
+    }
+    if (cal.quick && !calibrate)
+        run_bad_usage("--quick needs --calibrate");
+    if (calibrate) {
+        if (cal.hosts && J.nhosts < 2)
+            run_bad_usage("--calibrate with -H needs two hosts");
+        cal.rsh = J.rsh;
+        cal.kvs_addr = J.kvs_host;
+        cal.timeout = J.timeout;
+        run_calibrate(&cal);
     }
     if (J.nhosts) {
         if (J.n < 0)

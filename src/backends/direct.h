@@ -141,6 +141,12 @@ struct tlm_direct {
     size_t row_threshold;   /* default TELEMEM_DIRECT_ROW_THRESHOLD (0:
                              * max(threshold / 16, 256)) */
     size_t max_segs;        /* longest chain one write/read takes */
+    /* What carries it, the calibration profile's key beside the name
+     * ("ofi-rma@tcp;ofi_rxm", docs/direct.md): libfabric's provider,
+     * UCX's network wires ("tcp"); NULL or "" when the name says it all.
+     * Kept by the driver until close; last, after the fields transfers
+     * read. */
+    const char *provider;
 };
 
 #endif

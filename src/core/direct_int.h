@@ -87,6 +87,7 @@ typedef struct tlm_core_dstate {
     dpeer_t *peers;
     tlm_direct_t *slot_d[NSLOTS];
     uint32_t inval_pending;
+    uint8_t declined; /* bit per slot: its driver declined a peer (said) */
     char *text;
     _Atomic uint32_t xseq; /* odd while the express slots change */
 } tlm_core_dstate_t;

@@ -5,6 +5,7 @@
  * core_region.c call each other: a key request looks its range up there,
  * and deregistration there withdraws the range's keys here. */
 #define TLM_LOG_SUBSYS "direct"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,25 @@ rkey_ent_t *tlm_core_dx_search(dpeer_t *p, uintptr_t lo, size_t len)
     return NULL;
 }
 
+/* A driver that declines a peer's transfers (key_min: none, as where UCX
+ * has no RMA lane) says so once in the configuration text, which the
+ * calibration reads (tools/calibrate.c): its times are the AM path's. */
+static void note_declined(const dpeer_t *p)
+{
+    for (int s = 0; s < NSLOTS; s++) {
+        if (D.slot_d[s] != p->d || (D.declined & (1u << s)))
+            continue;
+        D.declined |= (uint8_t)(1u << s);
+        char line[160];
+        snprintf(line, sizeof(line),
+                 "direct path %s: declines rank %d "
+                 "(transfers take the AM path)\n",
+                 p->d->name, (int)(p - D.peers));
+        tlm_config_append(line);
+        tlm_debug("%.*s", (int)strlen(line) - 1, line);
+    }
+}
+
 int tlm_core_dx_add(dpeer_t *p, uintptr_t base, size_t len,
                     tlm_direct_rkey_t *rk)
 {
@@ -37,6 +57,8 @@ int tlm_core_dx_add(dpeer_t *p, uintptr_t base, size_t len,
     }
     size_t min = rk && p->d->ops->key_min ? p->d->ops->key_min(p->d, rk) : 0;
     p->keys[p->nkeys++] = (rkey_ent_t){base, base + len, rk, min};
+    if (min == SIZE_MAX)
+        note_declined(p);
     return TELEMEM_OK;
 }
 

@@ -76,38 +76,51 @@ int tlm_core_direct_check_config(const tlm_config_t *c)
     return TELEMEM_OK;
 }
 
+static bool has_provider(const tlm_direct_t *d)
+{
+    return d->provider && d->provider[0];
+}
+
 /* The calibration profile (read once at initialize, util/profile.h): the
- * first line "<driver> <threshold> <row threshold>".  1 found, 0 not. */
-static int profile_lookup(const char *driver, size_t *thr, size_t *row)
+ * line of the provider the driver opened, else its plain line (a profile
+ * written before 2026-11-29); the line's key to *key (for the text).
+ * 1 found, 0 not. */
+static int profile_lookup(const tlm_direct_t *d, size_t *thr, size_t *row,
+                          char *key, size_t cap)
 {
     const tlm_profile_t *p = &tlm_core.profile;
-    size_t pos = 0;
-    const tlm_profile_entry_t *e;
-    while ((e = tlm_util_profile_next(p, driver, &pos)) != NULL) {
-        if (e->nvalues < 2)
-            continue;
-        *thr = (size_t)e->value[0];
-        *row = (size_t)e->value[1];
-        tlm_debug("direct profile %s: %s threshold %zu, row %zu", p->path,
-                  driver, *thr, *row);
-        return 1;
+    const tlm_profile_entry_t *e =
+        tlm_util_profile_driver(p, d->name, d->provider, key, cap);
+    if (!e) {
+        if (has_provider(d))
+            tlm_debug("direct profile %s: no line %s@%s or %s", p->path,
+                      d->name, d->provider, d->name);
+        return 0;
     }
-    return 0;
+    *thr = (size_t)e->value[0];
+    *row = (size_t)e->value[1];
+    tlm_debug("direct profile %s: %s threshold %zu, row %zu", p->path, key,
+              *thr, *row);
+    return 1;
 }
 
 static void describe(const tlm_transport_t *tp, size_t thr, size_t row,
                      const char *src)
 {
-    char line[256];
+    char line[320], via[80] = "";
+    if (has_provider(tp->direct))
+        snprintf(via, sizeof(via), ", provider %s", tp->direct->provider);
     if (D.mode == MODE_AUTO)
-        snprintf(line, sizeof(line), "direct path %s (%s): from %zu bytes, "
-                 "strided rows from %zu bytes (%s)\n", tp->direct->name,
-                 tp->name, thr, row, src);
+        snprintf(line, sizeof(line),
+                 "direct path %s (%s%s): from %zu bytes, "
+                 "strided rows from %zu bytes (%s)\n",
+                 tp->direct->name, tp->name, via, thr, row, src);
     else
-        snprintf(line, sizeof(line), "direct path %s (%s): %s\n",
-                 tp->direct->name, tp->name, D.mode == MODE_NEVER
-                 ? "off (TELEMEM_DIRECT=never)"
-                 : "every transfer it can take (TELEMEM_DIRECT=always)");
+        snprintf(line, sizeof(line), "direct path %s (%s%s): %s\n",
+                 tp->direct->name, tp->name, via,
+                 D.mode == MODE_NEVER
+                     ? "off (TELEMEM_DIRECT=never)"
+                     : "every transfer it can take (TELEMEM_DIRECT=always)");
     size_t old = D.text ? strlen(D.text) : 0;
     char *t = realloc(D.text, old + strlen(line) + 1);
     if (!t)
@@ -129,14 +142,19 @@ void tlm_core_dx_thresholds(const tlm_transport_t *tp, size_t *thr,
     const tlm_config_t *c = &tlm_core.cfg;
     tlm_direct_t *d = tp->direct;
     const char *src = "driver default";
+    char key[128], from[160];
     *thr = d->threshold;
     *row = d->row_threshold ? d->row_threshold
                             : TLM_MAX(d->threshold / 16, 256);
     size_t pt, pr;
-    if (profile_lookup(d->name, &pt, &pr)) {
+    if (profile_lookup(d, &pt, &pr, key, sizeof(key))) {
         *thr = pt;
         *row = pr;
-        src = "profile";
+        /* "profile" alone for the plain line of a driver without provider
+         * (the text tests and users have read since 2026-11-20) */
+        snprintf(from, sizeof(from),
+                 has_provider(d) ? "profile line %s" : "profile", key);
+        src = from;
     }
     if (spec_lookup(c->DIRECT_THRESHOLD, d->name, tp->name, thr) > 0)
         src = "TELEMEM_DIRECT_THRESHOLD";

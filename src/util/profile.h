@@ -31,6 +31,16 @@ int tlm_util_profile_load(tlm_profile_t *p, const char *path);
 const tlm_profile_entry_t *tlm_util_profile_next(const tlm_profile_t *p,
                                                  const char *name, size_t *pos);
 
+/* The direct-path line of driver name opened over provider (NULL or "":
+ * none): the first "<name>@<provider>" entry with two numbers, else the
+ * first "<name>" one (profiles written before 2026-11-29 have no provider
+ * keys; they apply to every provider); the key it has to key (cap bytes).
+ * NULL when there is neither (key then holds the plain name). */
+const tlm_profile_entry_t *tlm_util_profile_driver(const tlm_profile_t *p,
+                                                   const char *name,
+                                                   const char *provider,
+                                                   char *key, size_t cap);
+
 void tlm_util_profile_free(tlm_profile_t *p);
 
 #endif

@@ -1,7 +1,8 @@
 /* util_profile.c - the calibration profile read once into entries
- * (profile.h): one parse for the direct path's thresholds and the
- * backends' own lines. */
+ * (profile.h): one parse for the direct path's thresholds (keyed by driver
+ * and provider) and the backends' own lines. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,26 @@ const tlm_profile_entry_t *tlm_util_profile_next(const tlm_profile_t *p,
     for (; p && *pos < p->n; (*pos)++)
         if (strcmp(p->entry[*pos].name, name) == 0)
             return &p->entry[(*pos)++];
+    return NULL;
+}
+
+const tlm_profile_entry_t *tlm_util_profile_driver(const tlm_profile_t *p,
+                                                   const char *name,
+                                                   const char *provider,
+                                                   char *key, size_t cap)
+{
+    bool prov = provider && provider[0];
+    for (int with = prov ? 1 : 0; with >= 0; with--) {
+        int w = with ? snprintf(key, cap, "%s@%s", name, provider)
+                     : snprintf(key, cap, "%s", name);
+        if (w < 0 || (size_t)w >= cap)
+            continue; /* a key cut short would find another's line */
+        size_t pos = 0;
+        const tlm_profile_entry_t *e;
+        while ((e = tlm_util_profile_next(p, key, &pos)) != NULL)
+            if (e->nvalues >= 2)
+                return e;
+    }
     return NULL;
 }
 

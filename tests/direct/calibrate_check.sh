@@ -24,4 +24,14 @@ for key in shm-pull shm-map; do
         cat "$dir/out" "$dir/profile"
         echo "calibrate_check: $key threshold $thr is below 4096"; exit 1; }
 done
+# Usage errors (status 2): --quick without --calibrate, and -H with one
+# host (the network phases need two).
+for args in "--quick -n 2 true" "-H localhost:2 --calibrate=$dir/p2"; do
+    st=0
+    # shellcheck disable=SC2086
+    "$run" $args >"$dir/out" 2>&1 || st=$?
+    [ "$st" = 2 ] || {
+        cat "$dir/out"
+        echo "calibrate_check: '$args' exited $st, want 2"; exit 1; }
+done
 echo "calibrate_check: OK"

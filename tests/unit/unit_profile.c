@@ -3,7 +3,11 @@
  * lines that are no entry (a sign, no number, a name too long), a line
  * longer than the reader's buffer (skipped whole, the next line read),
  * lookup of repeated names in file order, a missing file, and a path to
- * a device that never ends (/dev/zero: reading stops, no hang). */
+ * a device that never ends (/dev/zero: reading stops, no hang); a direct
+ * driver's line keyed by driver and provider ("ofi-rma@tcp;ofi_rxm"),
+ * and a profile without provider keys read as before. */
+#include <string.h>
+
 #include "tt.h"
 #include "util/profile.h"
 
@@ -19,8 +23,83 @@ static int fails;
         }                                                                      \
     } while (0)
 
+static const char *write_file(char *path, const char *text)
+{
+    int fd = mkstemp(path);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+    if (!f)
+        return NULL;
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+/* tlm_util_profile_driver: name and provider to the expected key and
+ * numbers (want NULL: no line). */
+static void check_driver(const tlm_profile_t *p, const char *name,
+                         const char *prov, const char *want,
+                         unsigned long long thr, unsigned long long row)
+{
+    char key[96];
+    const tlm_profile_entry_t *e =
+        tlm_util_profile_driver(p, name, prov, key, sizeof(key));
+    if (!want) {
+        CHECK(!e, "%s over %s: no line wanted, got %s", name,
+              prov ? prov : "(none)", e ? key : "");
+        return;
+    }
+    CHECK(e && !strcmp(key, want) && e->value[0] == thr && e->value[1] == row,
+          "%s over %s: want %s %llu %llu, got %s %llu %llu", name,
+          prov ? prov : "(none)", want, thr, row, e ? key : "none",
+          e ? e->value[0] : 0, e ? e->value[1] : 0);
+}
+
+/* Lines keyed by driver and provider beside plain ones. */
+static void provider_keys(void)
+{
+    char with[] = "/tmp/unit_profile_XXXXXX";
+    char old[] = "/tmp/unit_profile_XXXXXX";
+    CHECK(write_file(with, "# driver threshold row\n"
+                           "window 32768 4096\n"
+                           "ofi-rma@tcp;ofi_rxm 4096 1024\n"
+                           "ofi-rma 65536 8192\n"
+                           "ucx-rma@tcp 18446744073709551615 "
+                           "18446744073709551615\n"
+                           "ofi-rma@verbs;ofi_rxm 1\n" /* one number */
+                           "ofi-rma@verbs;ofi_rxm 2048 512\n"
+                           "ofi-rma@tcp;ofi_rxm 1 1\n") != NULL,
+          "temporary file");
+    CHECK(write_file(old, "window 32768 4096\nofi-rma 65536 8192\n") != NULL,
+          "temporary file");
+    tlm_profile_t p;
+    CHECK(tlm_util_profile_load(&p, with) == 0, "load");
+    check_driver(&p, "ofi-rma", "tcp;ofi_rxm", "ofi-rma@tcp;ofi_rxm", 4096,
+                 1024); /* the first of two */
+    check_driver(&p, "ofi-rma", "verbs;ofi_rxm", "ofi-rma@verbs;ofi_rxm", 2048,
+                 512); /* a line of one number is no driver's */
+    check_driver(&p, "ofi-rma", "efa", "ofi-rma", 65536, 8192);
+    check_driver(&p, "ofi-rma", "", "ofi-rma", 65536, 8192);
+    check_driver(&p, "ofi-rma", NULL, "ofi-rma", 65536, 8192);
+    check_driver(&p, "ucx-rma", "tcp", "ucx-rma@tcp", ~0ull, ~0ull);
+    check_driver(&p, "ucx-rma", "rc_mlx5", NULL, 0, 0);
+    check_driver(&p, "window", "", "window", 32768, 4096);
+    tlm_util_profile_free(&p);
+    CHECK(tlm_util_profile_load(&p, old) == 0, "load");
+    check_driver(&p, "ofi-rma", "tcp;ofi_rxm", "ofi-rma", 65536, 8192);
+    check_driver(&p, "window", NULL, "window", 32768, 4096);
+    char key[8];
+    CHECK(!tlm_util_profile_driver(&p, "ofi-rma", "tcp;ofi_rxm", key,
+                                   sizeof(key)) ||
+              !strcmp(key, "ofi-rma"),
+          "a key too long for its buffer is never looked up cut short");
+    tlm_util_profile_free(&p);
+    unlink(with);
+    unlink(old);
+}
+
 int main(void)
 {
+    provider_keys();
     char path[] = "/tmp/unit_profile_XXXXXX";
     int fd = mkstemp(path);
     if (fd < 0)

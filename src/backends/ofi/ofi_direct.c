@@ -17,6 +17,7 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -87,6 +88,7 @@ typedef struct ofi_direct {
     long *inflight;             /* by rank: operations not yet complete */
     long total;
     int *err;                   /* by rank: first failure since last flush */
+    char prov[48];              /* super.provider: libfabric's provider */
 } ofi_direct_t;
 
 static ofi_direct_t *od_of(tlm_direct_t *d)
@@ -565,6 +567,9 @@ int tlm_ofi_direct_open(const tlm_ofi_direct_env_t *env, tlm_direct_t **d_p)
                       pg > 0 ? (size_t)pg : 4096, od_reg, od_dereg, od);
     od->super.ops = &od_ops;
     od->super.name = "ofi-rma";
+    snprintf(od->prov, sizeof(od->prov), "%s",
+             fi->fabric_attr->prov_name ? fi->fabric_attr->prov_name : "");
+    od->super.provider = od->prov;
     od->super.sync = false;
     od->super.threshold = OD_THRESHOLD;
     od->super.max_segs = 1024;

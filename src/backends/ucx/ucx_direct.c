@@ -62,6 +62,7 @@ struct ucx_direct {
     long pending;        /* over all peers */
     ud_rkey_t *rk_head, *rk_tail; /* released keys, oldest first */
     long rk_waiting;
+    char wires[48]; /* super.provider: the network wires (network_wires) */
 };
 
 static ucx_direct_t *ud_of(tlm_direct_t *d)
@@ -461,6 +462,62 @@ static const tlm_direct_ops_t ud_ops = {
     .close = ud_close,
 };
 
+/* Whether UCX wire name (a "tl", "tcp" in "tcp/eth0") moves data inside
+ * one host only. */
+static bool wire_local(const char *w, size_t n)
+{
+    static const char *const local[] = {"self", "sysv", "posix",
+                                        "cma",  "knem", "xpmem"};
+    for (size_t i = 0; i < sizeof(local) / sizeof(local[0]); i++)
+        if (strlen(local[i]) == n && !strncmp(w, local[i], n))
+            return true;
+    return (n >= 4 && !strncmp(w, "cuda", 4)) ||
+           (n >= 4 && !strncmp(w, "rocm", 4)) ||
+           (n == 8 && !strncmp(w, "gdr_copy", 8));
+}
+
+/* Whether w is one of the comma list's words. */
+static bool listed(const char *list, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *q = list; *q;) {
+        size_t m = strcspn(q, ",");
+        if (m == n && !strncmp(q, w, n))
+            return true;
+        q += m + (q[m] == ',');
+    }
+    return false;
+}
+
+/* The context's network wires, the profile key's provider ("tcp",
+ * "rc_mlx5,ud_mlx5"), from its resource list ("resource 1 : md 1 dev 1
+ * flags -- tcp/eth0", ucp_context_print_info: UCX 1.13 has no query);
+ * "sm" when it has none, "" when the list cannot be read. */
+static void network_wires(ucp_context_h ctx, char *out, size_t cap)
+{
+    char *text = NULL;
+    size_t len = 0, k = 0;
+    FILE *f = open_memstream(&text, &len);
+    out[0] = '\0';
+    if (!f)
+        return;
+    ucp_context_print_info(ctx, f);
+    fclose(f);
+    const char *p = text ? text : "";
+    while ((p = strstr(p, "flags -- ")) != NULL) {
+        p += strlen("flags -- ");
+        size_t n = strcspn(p, "/ \n");
+        char w[32];
+        snprintf(w, sizeof(w), "%.*s", (int)n, p);
+        if (n && n < sizeof(w) && !wire_local(w, n) && !listed(out, w) &&
+            k + n + 2 < cap)
+            k += (size_t)snprintf(out + k, cap - k, "%s%s", k ? "," : "", w);
+    }
+    if (text && !k)
+        snprintf(out, cap, "sm");
+    free(text);
+}
+
 int tlm_ucx_direct_open(const tlm_ucx_direct_env_t *env, tlm_direct_t **d_p)
 {
     if (!env || !env->ctx || !env->worker || !env->eps || !env->tp || !d_p ||
@@ -482,10 +539,13 @@ int tlm_ucx_direct_open(const tlm_ucx_direct_env_t *env, tlm_direct_t **d_p)
                       pg > 0 ? (size_t)pg : 4096, ud_reg, ud_dereg, ud);
     ud->super.ops = &ud_ops;
     ud->super.name = "ucx-rma";
+    network_wires(env->ctx, ud->wires, sizeof(ud->wires));
+    ud->super.provider = ud->wires;
     ud->super.sync = false;
     ud->super.threshold = UD_THRESHOLD;
     ud->super.max_segs = 1024;
-    tlm_debug("ucx-rma open: registration cap %zu bytes", env->reg_cache_max);
+    tlm_debug("ucx-rma open: wires %s, registration cap %zu bytes", ud->wires,
+              env->reg_cache_max);
     *d_p = &ud->super;
     return TELEMEM_OK;
 }
