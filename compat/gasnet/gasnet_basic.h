@@ -7,14 +7,20 @@
 #ifndef GASNET_BASIC_H
 #define GASNET_BASIC_H
 
-/* GASNet-1 clients rely on these coming with gasnet.h. */
+/* GASNet-1 clients rely on these coming with gasnet.h (GASNet-1's and
+ * GASNet-EX's bring the same, and <sys/param.h>'s MIN and MAX). */
+#include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/param.h>
+#include <unistd.h>
 
 #include "gasnet_config.h"
 

@@ -197,10 +197,11 @@ GASNETC_API char *gasnet_getenv(const char *name);
 #define gasnet_AMMaxArgs() ((size_t)16)
 /** Largest Medium payload (64 KiB; Telemem fragments it as needed). */
 #define gasnet_AMMaxMedium() ((size_t)65536)
-/** Largest Long request payload (4 MiB). */
-#define gasnet_AMMaxLongRequest() ((size_t)4194304)
-/** Largest Long reply payload (4 MiB). */
-#define gasnet_AMMaxLongReply() ((size_t)4194304)
+/** Largest Long request payload (2 GiB - 1, as GASNet-1's smp-conduit:
+ * in practice the target's segment is the limit). */
+#define gasnet_AMMaxLongRequest() ((size_t)0x7fffffff)
+/** Largest Long reply payload (2 GiB - 1, as for requests). */
+#define gasnet_AMMaxLongReply() ((size_t)0x7fffffff)
 
 /* The entry points behind the M-argument families. */
 GASNETC_API int gasnetc_AMRequestShortM(gasnet_node_t dest,

@@ -14,7 +14,10 @@ enum { K_REQ_SHORT, K_REP_SHORT, K_REQ_MED, K_REP_MED, K_REQ_LONG, K_REP_LONG,
 #define PING_IDX 240
 #define PONG_IDX 241
 
-#define MAXLONG gasnet_AMMaxLongRequest()
+/* Room in the segment for one Long: the largest of long_sizes, which go
+ * past the 4 MiB that gasnet_AMMaxLongRequest() was until 2026-11-29
+ * (GASNet-1's smp-conduit allows 2 GiB - 1, and clients send more). */
+#define LONGSLOT ((size_t)9 << 20)
 
 static gasnet_seginfo_t *seg;
 static volatile int replies, pongs;
@@ -43,11 +46,11 @@ static uint64_t paykey(int requester, int target, int m, size_t nbytes)
  * requester. */
 static void *long_slot(int target, int requester)
 {
-    return (char *)seg[target].addr + (size_t)requester * MAXLONG;
+    return (char *)seg[target].addr + (size_t)requester * LONGSLOT;
 }
 static void *reply_slot(int requester, int target)
 {
-    return (char *)seg[requester].addr + (size_t)(gt_n + target) * MAXLONG;
+    return (char *)seg[requester].addr + (size_t)(gt_n + target) * LONGSLOT;
 }
 
 static void fill_args(gasnet_handlerarg_t *v, int kind, int src, int m,
@@ -273,25 +276,26 @@ static void expect_replies(int want, const char *what)
 
 static const size_t med_sizes[] = {0, 1, 7, 8, 63, 64, 1000, 4096, 16383,
                                    16384, 16385, 32768, 65535, 65536};
-static const size_t long_sizes[] = {0, 1, 8, 4095, 4097, 16384, 16385,
-                                    65536, 1048579, 4194304};
+static const size_t long_sizes[] = {0,       1,       8,       4095,
+                                    4097,    16384,   16385,   65536,
+                                    1048579, 4194304, 4194305, 8388611};
 
 int main(int argc, char **argv)
 {
     size_t ntable = sizeof table / sizeof table[0];
-    /* Long slots: one per requester plus one per replier, MAXLONG each. */
+    /* Long slots: one per requester plus one per replier, LONGSLOT each. */
     int nodes_guess = atoi(getenv("TELEMEM_NRANKS") ? getenv("TELEMEM_NRANKS")
                                                     : "1");
     if (nodes_guess < 1)
         nodes_guess = 1;
     gt_start(&argc, &argv, "gt_am", table, (int)ntable,
-             2 * (uintptr_t)nodes_guess * MAXLONG);
+             2 * (uintptr_t)nodes_guess * LONGSLOT);
     GT_ASSERT(nodes_guess == gt_n, "TELEMEM_NRANKS %d, nodes %d",
               nodes_guess, gt_n);
     seg = calloc((size_t)gt_n, sizeof *seg);
     GT_ASSERT(seg, "calloc");
     GT_SAFE(gasnet_getSegmentInfo(seg, gt_n));
-    uint8_t *buf = malloc(MAXLONG + 64);
+    uint8_t *buf = malloc(LONGSLOT + 64);
     GT_ASSERT(buf, "malloc");
     gasnet_handlerarg_t v[16] = {0};
     int sent = 0;
