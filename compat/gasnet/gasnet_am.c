@@ -370,6 +370,7 @@ static int send_medium(int dest, telemem_am_token_t tok,
         if (announce)
             tlm_gasnet_local_copy_begin(dest);
         memcpy(l, source_addr, nbytes);
+        tlm_gasnet_local_slot_filled(dest, slot);
         int rc = send_zero(dest, tok, handler, ZERO_SLOT,
                            (void *)(uintptr_t)slot, nbytes, numargs, args);
         if (announce)

@@ -202,6 +202,7 @@ static inline bool tlm_gasnet_local_incoming(void)
 extern size_t tlm_gasnet_medium_min;
 unsigned tlm_gasnet_medium_slots_setting(void);
 char *tlm_gasnet_local_slot_claim(int node, unsigned *slot);
+void tlm_gasnet_local_slot_filled(int node, unsigned slot);
 void tlm_gasnet_local_slot_release(int node, unsigned slot);
 char *tlm_gasnet_local_slot_mine(unsigned slot, size_t nbytes);
 void tlm_gasnet_local_slot_done(unsigned slot);
