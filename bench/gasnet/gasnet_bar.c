@@ -9,38 +9,19 @@
  * Node 0 prints one line per figure in the format of GASNet's testam
  * ("0: <what>: <s> sec <us> us"): the mean time of one barrier over the
  * iterations, as node 0 sees it. */
-#include <gasnet.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void check(int rc, const char *what)
-{
-    if (rc != GASNET_OK) {
-        fprintf(stderr, "telemem-gasnet-barrier: %s failed (%d)\n", what,
-                rc);
-        gasnet_exit(1);
-    }
-}
+#define GB_PROG "telemem-gasnet-barrier"
+#include "gasnet_only.h"
 
 /* n barriers, named by their index (named) or anonymous; seconds. */
 static double run(long n, int named)
 {
     int flags = named ? 0 : GASNET_BARRIERFLAG_ANONYMOUS;
-    double t0 = now();
+    double t0 = gb_now();
     for (long i = 0; i < n; i++) {
         gasnet_barrier_notify((int)i, flags);
-        check(gasnet_barrier_wait((int)i, flags), "gasnet_barrier_wait");
+        gb_check(gasnet_barrier_wait((int)i, flags), "gasnet_barrier_wait");
     }
-    return now() - t0;
+    return gb_now() - t0;
 }
 
 int main(int argc, char **argv)
@@ -57,10 +38,10 @@ int main(int argc, char **argv)
     long iters = argc > 1 ? atol(argv[1]) : 20000;
     if (iters < 1) {
         fprintf(stderr, "telemem-gasnet-barrier: iterations must be "
-                "positive\n");
+                        "positive\n");
         gasnet_exit(2);
     }
-    check(gasnet_attach(NULL, 0, GASNET_PAGESIZE, 0), "gasnet_attach");
+    gb_check(gasnet_attach(NULL, 0, GASNET_PAGESIZE, 0), "gasnet_attach");
     int nodes = (int)gasnet_nodes();
     for (int named = 0; named < 2; named++) {
         run(iters / 10 + 1, named); /* warm-up */

@@ -15,11 +15,8 @@
  * same payload, GASNET_BLOCKUNTIL for the reply) and a flood (requests
  * in a row, each answered by a Short; the time per request once every
  * reply is in). */
-#include <gasnet.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
+#define GB_PROG "telemem-gasnet-medium"
+#include "gasnet_only.h"
 
 #define H_PING 201
 #define H_PONG 202
@@ -51,39 +48,11 @@ static void h_ack(gasnet_token_t t)
     acks++;
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void barrier(void)
-{
-    gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
-    gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS);
-}
-
-static void report(const char *what, size_t size, double sec, long n)
-{
-    printf("0: %s %zu bytes: %.6f sec %.3f us\n", what, size, sec,
-           sec * 1e6 / (double)n);
-    fflush(stdout);
-}
-
-static void check(int rc, const char *what)
-{
-    if (rc != GASNET_OK) {
-        fprintf(stderr, "telemem-gasnet-medium: %s failed (%d)\n", what, rc);
-        gasnet_exit(1);
-    }
-}
-
 int main(int argc, char **argv)
 {
     gasnet_handlerentry_t table[] = {
         {H_PING, h_ping}, {H_PONG, h_pong}, {H_FLOOD, h_flood}, {H_ACK, h_ack}};
-    check(gasnet_init(&argc, &argv), "gasnet_init");
+    gb_check(gasnet_init(&argc, &argv), "gasnet_init");
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         if (gasnet_mynode() == 0)
             printf(
@@ -98,7 +67,7 @@ int main(int argc, char **argv)
                         "positive\n");
         gasnet_exit(2);
     }
-    check(gasnet_attach(table, 4, GASNET_PAGESIZE, 0), "gasnet_attach");
+    gb_check(gasnet_attach(table, 4, GASNET_PAGESIZE, 0), "gasnet_attach");
     if (gasnet_nodes() < 2) {
         fprintf(stderr, "telemem-gasnet-medium: needs 2 nodes\n");
         gasnet_exit(77);
@@ -107,7 +76,7 @@ int main(int argc, char **argv)
     size_t max = gasnet_AMMaxMedium();
     char *buf = calloc(1, max);
     if (!buf)
-        check(GASNET_ERR_RESOURCE, "calloc");
+        gb_check(GASNET_ERR_RESOURCE, "calloc");
     /* 8 B to 32 KiB doubling, then 48 KiB and 63 KiB. */
     static const size_t sizes[] = {8,    16,    32,    64,    128,
                                    256,  512,   1024,  2048,  4096,
@@ -116,33 +85,33 @@ int main(int argc, char **argv)
         size_t size = sizes[k];
         if (size > max)
             break;
-        barrier();
+        gb_barrier();
         if (me == 0) {
             long n = iters / 10 + 1; /* warm-up, then the timed run */
             for (int timed = 0; timed < 2; timed++, n = iters) {
-                double t0 = now();
+                double t0 = gb_now();
                 for (long i = 0; i < n; i++) {
                     long want = pongs + 1;
-                    check(gasnet_AMRequestMedium0(1, H_PING, buf, size),
-                          "gasnet_AMRequestMedium0");
+                    gb_check(gasnet_AMRequestMedium0(1, H_PING, buf, size),
+                             "gasnet_AMRequestMedium0");
                     GASNET_BLOCKUNTIL(pongs >= want);
                 }
                 if (timed)
-                    report("AMMedium ping-pong", size, now() - t0, n);
+                    gb_report("AMMedium ping-pong", size, gb_now() - t0, n);
             }
             n = iters / 10 + 1;
             for (int timed = 0; timed < 2; timed++, n = iters) {
                 long want = acks + n;
-                double t0 = now();
+                double t0 = gb_now();
                 for (long i = 0; i < n; i++)
-                    check(gasnet_AMRequestMedium0(1, H_FLOOD, buf, size),
-                          "gasnet_AMRequestMedium0");
+                    gb_check(gasnet_AMRequestMedium0(1, H_FLOOD, buf, size),
+                             "gasnet_AMRequestMedium0");
                 GASNET_BLOCKUNTIL(acks >= want);
                 if (timed)
-                    report("AMMedium flood", size, now() - t0, n);
+                    gb_report("AMMedium flood", size, gb_now() - t0, n);
             }
         }
-        barrier();
+        gb_barrier();
     }
     free(buf);
     gasnet_exit(0);

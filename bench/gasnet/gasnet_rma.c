@@ -11,39 +11,16 @@
  * gasnet_get_nbi_bulk in a row closed by one sync (throughput, as
  * GASNet's testsmall measures them).  The local buffer is in node 0's own
  * segment, at the offset of the remote one, as in testsmall. */
-#include <gasnet.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
+#define GB_PROG "telemem-gasnet-rma"
+#include "gasnet_only.h"
 
 #define MAXSZ 65536
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void barrier(void)
-{
-    gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
-    gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS);
-}
-
-static void report(const char *what, size_t size, double sec, long n)
-{
-    printf("0: %s %zu bytes: %.6f sec %.4f us\n", what, size, sec,
-           sec * 1e6 / (double)n);
-    fflush(stdout);
-}
 
 /* One figure: n operations of kind k (0 put, 1 get, 2 put_nbi, 3 get_nbi)
  * of size bytes; seconds. */
 static double run(int k, char *loc, char *rem, size_t size, long n)
 {
-    double t0 = now();
+    double t0 = gb_now();
     switch (k) {
     case 0:
         for (long i = 0; i < n; i++)
@@ -64,13 +41,12 @@ static double run(int k, char *loc, char *rem, size_t size, long n)
         gasnet_wait_syncnbi_gets();
         break;
     }
-    return now() - t0;
+    return gb_now() - t0;
 }
 
 int main(int argc, char **argv)
 {
-    static const char *what[] = {"put", "get", "put_nbi_bulk",
-                                 "get_nbi_bulk"};
+    static const char *what[] = {"put", "get", "put_nbi_bulk", "get_nbi_bulk"};
     if (gasnet_init(&argc, &argv) != GASNET_OK)
         return 1;
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -97,7 +73,7 @@ int main(int argc, char **argv)
     int me = (int)gasnet_mynode();
     char *loc = (char *)seg[me].addr, *rem = (char *)seg[1].addr;
     memset(loc, me + 1, MAXSZ);
-    barrier();
+    gb_barrier();
     if (me == 0) {
         for (int k = 0; k < 4; k++)
             for (size_t size = 1; size <= MAXSZ; size *= 2) {
@@ -106,10 +82,10 @@ int main(int argc, char **argv)
                 if (n < 10)
                     n = 10;
                 run(k, loc, rem, size, n / 10 + 1);
-                report(what[k], size, run(k, loc, rem, size, n), n);
+                gb_report(what[k], size, run(k, loc, rem, size, n), n);
             }
     }
-    barrier();
+    gb_barrier();
     gasnet_exit(0);
     return 0;
 }
