@@ -80,31 +80,10 @@ static bool is_event(int type)
            type == TLM_CAF_REG_EVENT_ALLOC;
 }
 
-/* An image that stopped or failed no longer joins collectives: refuse
- * before entering one (it would wait for ever). */
-static int check_all_running(int *stat, char *errmsg, size_t len,
-                             const char *what)
-{
-    int r;
-
-    tlm_caf_refresh_dead();
-    for (r = 0; r < tlm_caf.n; r++) {
-        int s = tlm_caf_state(r);
-        if (s == TLM_CAF_RUNNING)
-            continue;
-        tlm_caf_report(stat, errmsg, len,
-                       s == TLM_CAF_FAILED ? TLM_CAF_STAT_FAILED_IMAGE
-                                           : TLM_CAF_STAT_STOPPED_IMAGE,
-                       "%s: image %d has %s", what, r + 1,
-                       s == TLM_CAF_FAILED ? "failed" : "stopped");
-        return 1;
-    }
-    return 0;
-}
-
-/* The same for the images of team t. */
-static int check_team_running(const tlm_caf_team_t *t, int *stat,
-                              char *errmsg, size_t len, const char *what)
+/* An image of team t that stopped or failed no longer joins collectives:
+ * refuse before entering one (it would wait for ever). */
+static int check_running(const tlm_caf_team_t *t, int *stat, char *errmsg,
+                         size_t len, const char *what)
 {
     tlm_caf_refresh_dead();
     for (int i = 0; i < t->size; i++) {
@@ -114,7 +93,8 @@ static int check_team_running(const tlm_caf_team_t *t, int *stat,
         tlm_caf_report(stat, errmsg, len,
                        s == TLM_CAF_FAILED ? TLM_CAF_STAT_FAILED_IMAGE
                                            : TLM_CAF_STAT_STOPPED_IMAGE,
-                       "%s: image %d of the team has %s", what, i + 1,
+                       "%s: image %d%s has %s", what, i + 1,
+                       t == &tlm_caf.initial ? "" : " of the team",
                        s == TLM_CAF_FAILED ? "failed" : "stopped");
         return 1;
     }
@@ -122,7 +102,7 @@ static int check_team_running(const tlm_caf_team_t *t, int *stat,
 }
 
 /* Before the Telemem collective of an ALLOCATE or DEALLOCATE: every image
- * this one knows of runs (check_all_running), and in the initial team the
+ * this one knows of runs (check_running), and in the initial team the
  * images agree (caf_jcoll.c's slots) that every one of them runs and is
  * in the same statement: an image that stops meanwhile takes part in that
  * exchange, but not in the allocation's collective, which would wait for
@@ -138,7 +118,7 @@ static int agree(tlm_caf_jc_what_t what, size_t size, int *stat,
                                                         : "deallocate coarray"};
     int code;
 
-    if (check_all_running(stat, errmsg, len, op.name))
+    if (check_running(&tlm_caf.initial, stat, errmsg, len, op.name))
         return 1;
     if (tlm_caf.n < 2)
         return 0;
@@ -218,7 +198,7 @@ static int register_team(tlm_caf_token_t *t, size_t size, int *stat,
                        "team)");
         return 1;
     }
-    if (check_team_running(team, stat, errmsg, len, "allocate coarray"))
+    if (check_running(team, stat, errmsg, len, "allocate coarray"))
         return 1;
     if (is_event(t->type)) {
         t->nlocks = bytes;
